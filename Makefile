@@ -1,0 +1,42 @@
+# Whereabouts — build, test, benchmark and demo entry points.
+# `make test` installs what it needs (apt packages, the mosquitto broker) and runs every test.
+
+SHELL := /bin/bash
+SWIFT ?= swift
+APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev \
+                mosquitto mosquitto-clients pkg-config sqlite3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release test bench demo accuracy clean
+
+all: build
+
+# Installs only what is missing, so it is fast when everything is there.
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: build
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test
+
+bench: release
+	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
+
+demo: build
+	@echo "Decoding the bundled real capture (Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log)."
+	@echo "The simulated site with a live aggregator comes with the simulator."
+	"$$($(SWIFT) build --show-bin-path)/whereabouts" decode --btsnoop Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log | head -20
+
+clean:
+	rm -rf .build

@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+// Whereabouts: BLE indoor positioning for Linux.
+//
+// Dependencies point one way: executables → services → pure cores → C wrappers.
+// Pure cores (BLE, Wire, Positioning, Options) import neither Foundation nor a C module.
+import PackageDescription
+
+let package = Package(
+    name: "Whereabouts",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "whereabouts-edge", targets: ["whereabouts-edge"]),
+        .executable(name: "whereabouts-aggregator", targets: ["whereabouts-aggregator"]),
+        .executable(name: "whereabouts", targets: ["whereabouts"]),
+    ],
+    targets: [
+        // C libraries from Debian, wrapped: module.modulemap + shim.h, nothing else.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        // Benchmark support only: counts malloc calls so `make bench` can report allocations.
+        .target(name: "CMallocCounter"),
+
+        // Pure cores.
+        .target(name: "BLE"),
+        .target(name: "Wire"),
+        .target(name: "Positioning", dependencies: ["Wire"]),
+        .target(name: "Options"),
+
+        // The only importers of their C library.
+        .target(name: "YAML", dependencies: ["CYAML", "Wire"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
+        .target(name: "Storage", dependencies: ["CSQLite"]),
+
+        // Services.
+        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML"]),
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML"]),
+
+        // Thin mains.
+        .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
+        .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options"]),
+        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter"]),
+
+        // Tests.
+        .testTarget(name: "BLETests", dependencies: ["BLE"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "YAML"]),
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire"]),
+        .testTarget(name: "OptionsTests", dependencies: ["Options"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

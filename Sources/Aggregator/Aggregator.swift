@@ -1,0 +1,1 @@
+// Aggregator module: see the architecture notes in README.md.

@@ -1,0 +1,1 @@
+// BLE module: see the architecture notes in README.md.

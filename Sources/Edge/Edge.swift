@@ -1,0 +1,1 @@
+// Edge module: see the architecture notes in README.md.

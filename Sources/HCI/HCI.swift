@@ -1,0 +1,1 @@
+// HCI module: see the architecture notes in README.md.

@@ -1,0 +1,1 @@
+// MQTT module: see the architecture notes in README.md.

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The release of every Whereabouts tool.
+public let whereaboutsVersion = "0.1.0"
+
+/// Exit codes shared by the tools (sysexits.h where one fits).
+public enum ExitCode {
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+}
+
+/// Writes a line to standard error.
+public func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
+
+/// Parses the command line for `command` and runs `body`, turning `--help`, `--version`
+/// and usage errors into the conventional output and exit codes.
+public func runTool(_ command: Command, arguments: [String],
+                    _ body: (Arguments) throws -> Int32) -> Int32 {
+    do {
+        switch try command.parse(arguments) {
+        case .help:
+            print(command.helpText, terminator: "")
+            return ExitCode.success
+        case .version:
+            print("\(command.name) \(whereaboutsVersion)")
+            return ExitCode.success
+        case .run(let args):
+            return try body(args)
+        }
+    } catch let error as UsageError {
+        printError("\(command.name): \(error.message)")
+        printError("usage: \(command.usage.first ?? command.name)")
+        return ExitCode.usage
+    } catch {
+        printError("\(command.name): \(error)")
+        return ExitCode.failure
+    }
+}

@@ -1,0 +1,1 @@
+// Positioning module: see the architecture notes in README.md.

@@ -1,0 +1,1 @@
+// Storage module: see the architecture notes in README.md.

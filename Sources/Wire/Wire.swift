@@ -1,0 +1,1 @@
+// Wire module: see the architecture notes in README.md.

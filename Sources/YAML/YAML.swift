@@ -1,0 +1,1 @@
+// YAML module: see the architecture notes in README.md.

@@ -1,0 +1,30 @@
+import Options
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The operator's command line: one subcommand per job.
+let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = [
+]
+
+let top = Command(
+    name: "whereabouts",
+    abstract: "the Whereabouts operator's command line",
+    usage: ["whereabouts COMMAND [options]"],
+    options: [],
+    positionals: "COMMAND",
+    discussion: "commands:\n" + subcommands.map { "  \($0.name.padding(12))\($0.abstract)" }.joined(separator: "\n")
+        + "\n\nRun 'whereabouts COMMAND --help' for a command's options.")
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let first = arguments.first, let sub = subcommands.first(where: { $0.name == first }) {
+    exit(sub.run(Array(arguments.dropFirst())))
+}
+exit(runTool(top, arguments: arguments) { args in
+    if let name = args.positionals.first { throw UsageError("unknown command '\(name)'") }
+    throw UsageError("a command is required")
+})
