@@ -1,0 +1,139 @@
+/// The site: floors with rooms, walls and doors, extra zones, nodes, known devices and settings.
+///
+/// This is the model of SPEC §3. It is decoded from YAML by the `YAML` module
+/// (`Site+Decoding.swift` here holds the rules; the YAML module only builds the tree).
+/// The keys are a superset of ESPresense-companion's `config.yaml`.
+public struct Site: Sendable, Equatable {
+    public var floors: [Floor] = []
+    /// Zones that are not rooms; they may overlap rooms and each other.
+    public var zones: [Zone] = []
+    public var nodes: [Node] = []
+    public var devices: [DeviceConfig] = []
+    /// Id globs never tracked (`exclude_devices` in ESPresense-companion).
+    public var excludeDevices: [String] = []
+    public var irks: [IRKConfig] = []
+    public var positioning = PositioningSettings()
+    public var mqtt = MQTTSettings()
+    public var storage = StorageSettings()
+    public init() {}
+}
+
+public struct Floor: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// Opposite corners of the floor's box: `[[x0, y0, z0], [x1, y1, z1]]`.
+    public var bounds: (min: Point3, max: Point3)
+    public var rooms: [Room] = []
+    public var walls: [Wall] = []
+    public var doors: [Door] = []
+
+    public init(id: String, name: String, bounds: (min: Point3, max: Point3)) {
+        self.id = id; self.name = name; self.bounds = bounds
+    }
+
+    public static func == (a: Floor, b: Floor) -> Bool {
+        a.id == b.id && a.name == b.name && a.bounds.min == b.bounds.min && a.bounds.max == b.bounds.max
+            && a.rooms == b.rooms && a.walls == b.walls && a.doors == b.doors
+    }
+}
+
+/// A room: a zone of kind `room`. Rooms partition a floor.
+public struct Room: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var points: [Point2]
+    public init(id: String, name: String, points: [Point2]) { self.id = id; self.name = name; self.points = points }
+}
+
+/// A wall segment or polyline that attenuates signals crossing it.
+public struct Wall: Sendable, Equatable {
+    public var points: [Point2]
+    /// Attenuation in dB of one crossing.
+    public var attenuation: Double
+    public init(points: [Point2], attenuation: Double) { self.points = points; self.attenuation = attenuation }
+}
+
+/// A door joins two rooms: when doors are given, room changes go only through them.
+public struct Door: Sendable, Equatable {
+    public var between: (String, String)
+    public var at: Point2
+    public init(between: (String, String), at: Point2) { self.between = between; self.at = at }
+    public static func == (a: Door, b: Door) -> Bool { a.between == b.between && a.at == b.at }
+}
+
+/// A zone that is not a room (a doorway, a desk, a bed); may overlap rooms.
+public struct Zone: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var floor: String
+    public var points: [Point2]
+    public init(id: String, name: String, floor: String, points: [Point2]) {
+        self.id = id; self.name = name; self.floor = floor; self.points = points
+    }
+}
+
+/// A receiving node (a Raspberry Pi or an ESPresense board).
+public struct Node: Sendable, Equatable {
+    public var name: String
+    public var point: Point3
+    /// The floors this node hears; empty means every floor.
+    public var floors: [String]
+    /// Receiver adjustment in dB added to every RSSI this node reports.
+    public var rxAdj: Double
+    public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0) {
+        self.name = name; self.point = point; self.floors = floors; self.rxAdj = rxAdj
+    }
+}
+
+/// A device the operator named or calibrated.
+public struct DeviceConfig: Sendable, Equatable {
+    public var id: String
+    public var name: String?
+    /// RSSI at 1 m in dBm; overrides the frame's measured power.
+    public var txRef: Double?
+    public init(id: String, name: String? = nil, txRef: Double? = nil) { self.id = id; self.name = name; self.txRef = txRef }
+}
+
+/// An identity resolving key: resolvable private addresses made with it map to `irk:<id>`.
+public struct IRKConfig: Sendable, Equatable {
+    public var id: String
+    /// 16 bytes.
+    public var key: [UInt8]
+    public init(id: String, key: [UInt8]) { self.id = id; self.key = key }
+}
+
+public struct PositioningSettings: Sendable, Equatable {
+    /// Path-loss exponent.
+    public var absorption: Double = 2.7
+    /// RSSI at 1 m used when neither the device config nor the frame gives one.
+    public var txRefDefault: Double = -59
+    /// Smoothing window in seconds.
+    public var window: Double = 3
+    /// Seconds without readings before a device is `away`.
+    public var awayAfter: Double = 120
+    public init() {}
+}
+
+public struct MQTTSettings: Sendable, Equatable {
+    public var host: String = "localhost"
+    public var port: Int = 1883
+    public var username: String?
+    public var passwordFile: String?
+    public var tls: TLSSettings?
+    public var prefix: String = "whereabouts"
+    public init() {}
+}
+
+public struct TLSSettings: Sendable, Equatable {
+    public var ca: String?
+    public var cert: String?
+    public var key: String?
+    public init(ca: String? = nil, cert: String? = nil, key: String? = nil) { self.ca = ca; self.cert = cert; self.key = key }
+}
+
+public struct StorageSettings: Sendable, Equatable {
+    public var path: String = "whereabouts.db"
+    /// Seconds track points are kept.
+    public var retention: Double = 30 * 86_400
+    public init() {}
+}

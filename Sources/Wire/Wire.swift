@@ -1,1 +1,0 @@
-// Wire module: see the architecture notes in README.md.
