@@ -23,9 +23,10 @@ let package = Package(
         .target(name: "CMallocCounter"),
 
         // Pure cores.
+        // They use libm's rounding and sqrt through the standard library, so they link it.
         .target(name: "BLE"),
-        .target(name: "Wire"),
-        .target(name: "Positioning", dependencies: ["Wire"]),
+        .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Positioning", dependencies: ["Wire"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Options"),
 
         // The only importers of their C library.

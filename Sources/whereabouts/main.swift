@@ -3,8 +3,12 @@ import Options
 import Glibc
 #endif
 
-/// The operator's command line: one subcommand per job.
+/// The operator's command line: one subcommand per job, each in its own file
+/// (`Decode.swift`, `CheckSite.swift`, `Locate.swift`, …) exposing `run…(_ arguments:) -> Int32`.
 let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = [
+    ("decode", "decode HCI packets, btsnoop captures or AD payloads to JSON", runDecode),
+    ("check-site", "check a site file and report every problem", runCheckSite),
+    ("locate", "run the positioning engine offline over recorded readings", runLocate),
 ]
 
 let top = Command(
