@@ -1,0 +1,96 @@
+/// The MQTT topics of SPEC §2, built from a prefix (`whereabouts` by default).
+///
+/// Ids and names are escaped when they become a topic level, so a device id can never
+/// inject a `/`, `+` or `#` into a topic: those bytes, `%` itself and control bytes are
+/// written as `%XX`. Everything else (including `:` in `iBeacon:…` ids) stays as it is, so
+/// topics keep ESPresense's spelling.
+public struct Topics: Sendable, Equatable {
+    public let prefix: String
+    public init(prefix: String = "whereabouts") { self.prefix = prefix }
+
+    public func nodeReadings(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/readings" }
+    public func nodeStatus(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/status" }
+    public func nodeTelemetry(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/telemetry" }
+    public func deviceRoom(_ id: String) -> String { "\(prefix)/devices/\(Topics.escape(id))/room" }
+    public func deviceState(_ id: String) -> String { "\(prefix)/devices/\(Topics.escape(id))/state" }
+    public func zoneOccupancy(_ zone: String) -> String { "\(prefix)/zones/\(Topics.escape(zone))/occupancy" }
+    public func zoneEvents(_ zone: String) -> String { "\(prefix)/zones/\(Topics.escape(zone))/events" }
+    public var aggregatorStatus: String { "\(prefix)/aggregator/status" }
+
+    /// Subscriptions of the aggregator.
+    public var allNodeReadings: String { "\(prefix)/nodes/+/readings" }
+    public var allNodeStatus: String { "\(prefix)/nodes/+/status" }
+    public var allNodeTelemetry: String { "\(prefix)/nodes/+/telemetry" }
+
+    public static func homeAssistantTracker(_ id: String) -> String {
+        "homeassistant/device_tracker/whereabouts_\(slug(id))/config"
+    }
+    public static func homeAssistantOccupancy(_ zone: String) -> String {
+        "homeassistant/sensor/whereabouts_\(slug(zone))_occupancy/config"
+    }
+
+    /// What a node topic is about: `(node, "readings" | "status" | "telemetry")`, or nil when
+    /// the topic is not `<prefix>/nodes/<node>/<leaf>`.
+    public func parseNodeTopic(_ topic: String) -> (node: String, leaf: String)? {
+        let head = prefix + "/nodes/"
+        guard topic.hasPrefix(head) else { return nil }
+        let rest = topic.utf8.dropFirst(head.utf8.count)
+        let levels = rest.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard levels.count == 2, let node = Topics.unescape(String(decoding: levels[0], as: UTF8.self)), !node.isEmpty
+        else { return nil }
+        return (node, String(decoding: levels[1], as: UTF8.self))
+    }
+
+    public static func escape(_ level: String) -> String {
+        guard level.utf8.contains(where: needsEscape) else { return level }
+        var out: [UInt8] = []
+        for b in level.utf8 {
+            if needsEscape(b) {
+                out.append(UInt8(ascii: "%")); out.append(upperHex(b >> 4)); out.append(upperHex(b & 0x0F))
+            } else { out.append(b) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The inverse of `escape`; nil for a malformed escape.
+    public static func unescape<S: StringProtocol>(_ level: S) -> String? {
+        guard level.utf8.contains(UInt8(ascii: "%")) else { return String(level) }
+        var out: [UInt8] = []
+        var it = Array(level.utf8)[...]
+        while let b = it.popFirst() {
+            guard b == UInt8(ascii: "%") else { out.append(b); continue }
+            guard let h = it.popFirst().flatMap(nibble), let l = it.popFirst().flatMap(nibble) else { return nil }
+            out.append(h << 4 | l)
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// A Home Assistant object id: lower-case letters, digits and `_`.
+    public static func slug(_ s: String) -> String {
+        var out = ""
+        var lastUnderscore = false
+        for ch in s.lowercased().unicodeScalars {
+            if ch.properties.isASCIIHexDigit || ("a"..."z").contains(ch) || ("0"..."9").contains(ch) {
+                out.unicodeScalars.append(ch); lastUnderscore = false
+            } else if !lastUnderscore {
+                out += "_"; lastUnderscore = true
+            }
+        }
+        return out
+    }
+}
+
+private func needsEscape(_ b: UInt8) -> Bool {
+    b == UInt8(ascii: "/") || b == UInt8(ascii: "+") || b == UInt8(ascii: "#") || b == UInt8(ascii: "%") || b < 0x20 || b == 0x7F
+}
+
+private func upperHex(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x41 + n - 10 }
+
+private func nibble(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: c - 0x30
+    case 0x41...0x46: c - 0x41 + 10
+    case 0x61...0x66: c - 0x61 + 10
+    default: nil
+    }
+}
