@@ -1,1 +1,0 @@
-// MQTT module: see the architecture notes in README.md.

@@ -1,0 +1,170 @@
+internal import CMosquitto
+import Dispatch
+import Synchronization
+
+/// libmosquitto wants one `mosquitto_lib_init` per process, before any client exists.
+private let libraryReady: Int32 = mosquitto_lib_init()
+
+/// One connection to a broker, owning its libmosquitto handle.
+///
+/// `start()` connects in the background and keeps the connection: libmosquitto's own thread
+/// (`mosquitto_loop_start`) reconnects with exponential backoff, and this client restores its
+/// subscriptions after every (re)connect. Events arrive on `queue`, never on the library's
+/// thread. `publish` and `subscribe` may be called from any thread.
+///
+/// `@unchecked Sendable`: the handle is only used through libmosquitto calls that lock
+/// internally once the loop thread runs, and the Swift state is behind a `Mutex`.
+public final class MQTTClient: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let options: MQTTOptions
+    private let queue: DispatchQueue
+    private let onEvent: @Sendable (MQTTEvent) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var connection: ConnectionState = .idle
+        var subscriptions: [(filter: String, qos: QoS)] = []
+        var looping = false
+    }
+
+    /// Sets up a client; nothing is sent until `start()`.
+    /// - Parameter onEvent: called on `queue` for every event, in order.
+    public init(_ options: MQTTOptions, queue: DispatchQueue,
+                onEvent: @escaping @Sendable (MQTTEvent) -> Void) throws(MQTTError) {
+        try check(libraryReady, "library init")
+        guard let handle = mosquitto_new(options.clientID, true, nil) else {
+            throw .invalid("create client", "mosquitto_new failed for client id '\(options.clientID)'")
+        }
+        self.handle = handle
+        self.options = options
+        self.queue = queue
+        self.onEvent = onEvent
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        try configure()
+    }
+
+    deinit {
+        // Stop the loop thread before the handle (and this object) go away under it.
+        _ = mosquitto_loop_stop(handle, true)
+        mosquitto_destroy(handle)
+    }
+
+    private func configure() throws(MQTTError) {
+        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try check(mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+        if let username = options.username {
+            let password = try options.password?.resolve()
+            try check(mosquitto_username_pw_set(handle, username, password), "username")
+        }
+        if options.broker.tls { try configureTLS() }
+        if let will = options.will {
+            let rc = will.payload.withUnsafeBytes {
+                mosquitto_will_set(handle, will.topic, Int32($0.count), $0.baseAddress, will.qos.rawValue, will.retain)
+            }
+            try check(rc, "last will on \(will.topic)")
+        }
+        try check(mosquitto_reconnect_delay_set(handle, options.reconnectDelay.lowerBound,
+                                                options.reconnectDelay.upperBound, true), "reconnect delay")
+        try check(mosquitto_max_inflight_messages_set(handle, options.maxInflight), "max inflight")
+        mosquitto_connect_callback_set(handle, onConnect)
+        mosquitto_disconnect_callback_set(handle, onDisconnect)
+        mosquitto_publish_callback_set(handle, onPublish)
+        mosquitto_message_callback_set(handle, onMessage)
+    }
+
+    private func configureTLS() throws(MQTTError) {
+        let tls = options.tls
+        if tls.caFile == nil && tls.caPath == nil {
+            try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "TLS system certificates")
+        } else {
+            try check(mosquitto_tls_set(handle, tls.caFile, tls.caPath, tls.certFile, tls.keyFile, nil), "TLS files")
+        }
+        // 1 = SSL_VERIFY_PEER: the broker's certificate must chain to the CA.
+        try check(mosquitto_tls_opts_set(handle, 1, nil, nil), "TLS options")
+        try check(mosquitto_tls_insecure_set(handle, false), "TLS host name check")
+    }
+
+    /// Connects in the background; a broker that is not there yet is retried with backoff.
+    public func start() throws(MQTTError) {
+        let alreadyLooping = state.withLock { s in
+            defer { s.looping = true; s.connection = .connecting }
+            return s.looping
+        }
+        guard !alreadyLooping else { return }
+        let rc = mosquitto_connect_async(handle, options.broker.host, Int32(options.broker.port), options.keepalive)
+        // A refused or unreachable broker is not fatal: the loop thread keeps trying.
+        if rc != Int32(MOSQ_ERR_ERRNO.rawValue) && rc != Int32(MOSQ_ERR_EAI.rawValue) {
+            try check(rc, "connect to \(options.broker)")
+        }
+        try check(mosquitto_loop_start(handle), "start network thread")
+    }
+
+    /// Publishes and returns the message id that a later `.published(mid:)` event names.
+    /// Fails with `isNotConnected` while the connection is down (QoS 0), or queues (QoS ≥ 1).
+    @discardableResult
+    public func publish(_ topic: String, _ payload: [UInt8], qos: QoS = .atMostOnce,
+                        retain: Bool = false) throws(MQTTError) -> Int32 {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes {
+            mosquitto_publish(handle, &mid, topic, Int32($0.count), $0.baseAddress, qos.rawValue, retain)
+        }
+        try check(rc, "publish to \(topic)")
+        return mid
+    }
+
+    /// Subscribes now if connected, and again after every reconnect.
+    public func subscribe(_ filter: String, qos: QoS = .atMostOnce) throws(MQTTError) {
+        guard mosquitto_sub_topic_check(filter) == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+            throw .invalid("subscribe", "bad topic filter '\(filter)'")
+        }
+        let connected = state.withLock { s in
+            s.subscriptions.append((filter, qos))
+            return s.connection == .connected
+        }
+        if connected { try sendSubscribe(filter, qos) }
+    }
+
+    private func sendSubscribe(_ filter: String, _ qos: QoS) throws(MQTTError) {
+        try check(mosquitto_subscribe(handle, nil, filter, qos.rawValue), "subscribe to \(filter)")
+    }
+
+    /// The connection as last reported by libmosquitto.
+    public var connection: ConnectionState { state.withLock { $0.connection } }
+
+    /// Sends DISCONNECT (the broker does not fire the will) and stops the network thread.
+    public func disconnect() {
+        let wasLooping = state.withLock { s in
+            defer { s.looping = false; s.connection = .idle }
+            return s.looping
+        }
+        guard wasLooping else { return }
+        _ = mosquitto_disconnect(handle)
+        _ = mosquitto_loop_stop(handle, false)
+    }
+
+    // Called from the C callbacks on libmosquitto's thread.
+
+    func deliver(_ event: MQTTEvent) {
+        let onEvent = self.onEvent
+        queue.async { onEvent(event) }
+    }
+
+    func didConnect(_ rc: Int32) {
+        guard rc == 0 else {
+            deliver(.refused(code: rc, reason: String(cString: mosquitto_connack_string(rc))))
+            return
+        }
+        let subscriptions = state.withLock { s in
+            s.connection = .connected
+            return s.subscriptions
+        }
+        // mosquitto_subscribe only queues a packet, so it is fine on the loop thread.
+        for (filter, qos) in subscriptions { try? sendSubscribe(filter, qos) }
+        deliver(.connected)
+    }
+
+    func didDisconnect(_ rc: Int32) {
+        state.withLock { s in if s.connection == .connected { s.connection = s.looping ? .connecting : .idle } }
+        deliver(.disconnected(code: rc, reason: rc == 0 ? "disconnected" : describe(rc)))
+    }
+}

@@ -1,0 +1,34 @@
+/// A message received on a subscription, copied out of libmosquitto's buffers.
+public struct MQTTMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: QoS
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], qos: QoS = .atMostOnce, retain: Bool = false) {
+        self.topic = topic; self.payload = payload; self.qos = qos; self.retain = retain
+    }
+}
+
+/// What the client reports, in the order libmosquitto saw it, on the client's queue.
+public enum MQTTEvent: Sendable, Equatable {
+    /// The broker accepted the connection; subscriptions have been sent again.
+    case connected
+    /// The broker refused the connection (bad credentials, protocol); the client retries.
+    case refused(code: Int32, reason: String)
+    /// The connection ended; `code` 0 means this client asked for it.
+    case disconnected(code: Int32, reason: String)
+    /// The publish with this message id is done: written out (QoS 0) or acknowledged by
+    /// the broker (QoS 1 PUBACK, QoS 2 PUBCOMP).
+    case published(mid: Int32)
+    case message(MQTTMessage)
+}
+
+/// The client's connection as last reported by libmosquitto.
+public enum ConnectionState: Sendable, Equatable {
+    /// Not started, or stopped.
+    case idle
+    /// Connecting or waiting to reconnect after a failure.
+    case connecting
+    case connected
+}
