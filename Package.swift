@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "YAML"]),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE"]),
     ],
     swiftLanguageModes: [.v6]

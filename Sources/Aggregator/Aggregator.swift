@@ -1,1 +1,0 @@
-// Aggregator module: see the architecture notes in README.md.
