@@ -55,8 +55,10 @@ public struct Ingest: Sendable {
         var bad = 0
         var batch: Batch
         do { batch = try Batch.decode(payload, badReadings: &bad) } catch { return .failure(error) }
-        badReadings += UInt64(bad)
-        rejected[.badReading, default: 0] += UInt64(bad)
+        if bad > 0 {
+            badReadings += UInt64(bad)
+            rejected[.badReading, default: 0] += UInt64(bad)
+        }
         guard batch.node == topicNode else {
             return .failure(PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)"))
         }
