@@ -1,1 +1,0 @@
-// BLE module: see the architecture notes in README.md.
