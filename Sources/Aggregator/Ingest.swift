@@ -28,7 +28,6 @@ public struct Ingest: Sendable {
     private let knownNodes: Set<String>
     public private(set) var nodes: [String: NodeStream] = [:]
     public private(set) var rejected: [RejectReason: UInt64] = [:]
-    public private(set) var badReadings: UInt64 = 0
 
     public init(topics: Topics, knownNodes: some Sequence<String>, clockMode: ClockMode = .node, clockTolerance: Double = 1.0) {
         self.topics = topics
@@ -55,10 +54,7 @@ public struct Ingest: Sendable {
         var bad = 0
         var batch: Batch
         do { batch = try Batch.decode(payload, badReadings: &bad) } catch { return .failure(error) }
-        if bad > 0 {
-            badReadings += UInt64(bad)
-            rejected[.badReading, default: 0] += UInt64(bad)
-        }
+        if bad > 0 { rejected[.badReading, default: 0] += UInt64(bad) }
         guard batch.node == topicNode else {
             return .failure(PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)"))
         }
