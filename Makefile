@@ -3,7 +3,7 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev \
+APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev libmicrohttpd-dev \
                 mosquitto mosquitto-clients pkg-config sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CBluetooth", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // Benchmark support only: counts malloc calls so `make bench` can report allocations.
         .target(name: "CMallocCounter"),
 
@@ -28,16 +29,19 @@ let package = Package(
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Positioning", dependencies: ["Wire"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Options"),
+        // Prometheus counters, gauges and histograms with the text exposition format.
+        .target(name: "Metrics"),
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire"]),
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML"]),
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics"]),
 
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
@@ -50,7 +54,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "YAML"]),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE"]),
     ],
     swiftLanguageModes: [.v6]
