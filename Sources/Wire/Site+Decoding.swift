@@ -1,0 +1,152 @@
+extension Site {
+    /// Decodes a site file's tree, collecting every problem rather than stopping at the first.
+    ///
+    /// Keys are a superset of ESPresense-companion's `config.yaml`: its keys that Whereabouts
+    /// does not use (`gps`, `map`, `locators`, …) are accepted silently; other unknown keys warn.
+    public static func decode(_ root: ConfigNode) -> SiteDecoding {
+        var decoder = SiteDecoder()
+        decoder.decodeRoot(root)
+        decoder.crossCheck()
+        return SiteDecoding(site: decoder.site, problems: decoder.reader.problems, locations: decoder.locations)
+    }
+
+    /// A room or zone id made from its name: lower case letters and digits, `_` between words.
+    public static func slug(_ name: String) -> String {
+        var out = ""
+        var pendingSeparator = false
+        for c in name.lowercased() {
+            if c.isLetter || c.isNumber {
+                if pendingSeparator && !out.isEmpty { out.append("_") }
+                out.append(c)
+                pendingSeparator = false
+            } else {
+                pendingSeparator = true
+            }
+        }
+        return out
+    }
+}
+
+/// The keys of a site file, in one place so the decoder and its help agree.
+enum SiteKeys {
+    static let top: Set<String> = ["mqtt", "floors", "zones", "nodes", "devices", "exclude_devices", "irks",
+                                   "positioning", "storage", "away_timeout"]
+    /// ESPresense-companion's top-level keys that Whereabouts has no use for.
+    static let companionTop: Set<String> = ["gps", "map", "timeout", "device_retention", "optimization", "history",
+                                            "locators", "filtering", "weighting", "bayesian_probabilities", "update"]
+}
+
+/// The decoding state: the site built so far, where things were, and the problems found.
+struct SiteDecoder {
+    typealias Fields = SiteReader.Fields
+    var reader = SiteReader()
+    var site = Site()
+    var locations = SiteLocations()
+    /// Door and zone references, checked once every floor and room is known.
+    var doorLines: [[(line: Int, key: String)]] = []
+    var zoneLines: [(line: Int, key: String)] = []
+    var nodeLines: [(line: Int, key: String)] = []
+    var idLines: [(kind: String, id: String, line: Int, key: String)] = []
+
+    mutating func decodeRoot(_ root: ConfigNode) {
+        guard let f = reader.fields(root, "", known: SiteKeys.top, ignored: SiteKeys.companionTop) else { return }
+        if let node = f["mqtt"] { decodeMQTT(node, f.path("mqtt")) }
+        if let node = f["positioning"] { decodePositioning(node, f.path("positioning")) }
+        // ESPresense-companion's name for the same setting; `positioning.away_after` wins.
+        if root["positioning"]?["away_after"] == nil, let t = reader.duration(f["away_timeout"], "away_timeout") {
+            site.positioning.awayAfter = t
+        }
+        if let node = f["storage"] { decodeStorage(node, f.path("storage")) }
+        if let floors = reader.list(f["floors"], "floors") {
+            for (i, node) in floors.enumerated() { decodeFloor(node, "floors[\(i)]") }
+        }
+        if f["floors"]?.items?.isEmpty ?? (f["floors"] == nil) {
+            reader.error("floors", root.line, "a site needs at least one floor")
+        }
+        forEachItem(f, "zones") { d, node, key in d.decodeZone(node, key) }
+        forEachItem(f, "nodes") { d, node, key in d.decodeNode(node, key) }
+        forEachItem(f, "devices") { d, node, key in d.decodeDevice(node, key) }
+        forEachItem(f, "irks") { d, node, key in d.decodeIRK(node, key) }
+        forEachItem(f, "exclude_devices") { d, node, key in
+            // ESPresense-companion writes `- id: "glob"`; a bare string is accepted too.
+            let glob = node.entries != nil ? d.reader.fields(node, key, known: ["id"]).flatMap { d.reader.string($0["id"], $0.path("id")) }
+                                           : d.reader.string(node, key)
+            if let glob { d.site.excludeDevices.append(glob) }
+        }
+    }
+
+    private mutating func forEachItem(_ f: Fields, _ name: String, _ body: (inout SiteDecoder, ConfigNode, String) -> Void) {
+        guard let items = reader.list(f[name], f.path(name)) else { return }
+        for (i, node) in items.enumerated() { body(&self, node, "\(f.path(name))[\(i)]") }
+    }
+
+    mutating func decodeMQTT(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["host", "port", "username", "password_file", "tls", "prefix", "ssl", "password"],
+                                    ignored: ["discovery_topic", "client_id"]) else { return }
+        if let host = reader.string(f["host"], f.path("host")) { site.mqtt.host = host }
+        if let port = reader.integer(f["port"], f.path("port"), within: 1...65_535) { site.mqtt.port = port }
+        site.mqtt.username = reader.string(f["username"], f.path("username"))
+        site.mqtt.passwordFile = reader.string(f["password_file"], f.path("password_file"))
+        if let prefix = reader.string(f["prefix"], f.path("prefix")) {
+            if prefix.isEmpty || prefix.contains("+") || prefix.contains("#") {
+                reader.error(f.path("prefix"), f["prefix"]?.line ?? node.line, "a topic prefix must be non-empty, without + or #")
+            } else {
+                site.mqtt.prefix = prefix
+            }
+        }
+        if reader.bool(f["ssl"], f.path("ssl")) == true { site.mqtt.tls = TLSSettings() }
+        if let tls = f["tls"], let t = reader.fields(tls, f.path("tls"), known: ["ca", "cert", "key"]) {
+            site.mqtt.tls = TLSSettings(ca: reader.string(t["ca"], t.path("ca")), cert: reader.string(t["cert"], t.path("cert")),
+                                        key: reader.string(t["key"], t.path("key")))
+        }
+        if let password = f["password"], reader.string(password, f.path("password")).map({ !$0.isEmpty }) == true {
+            reader.warning(f.path("password"), password.line, "not read: a password does not belong in the site file; name a file holding it with password_file")
+        }
+    }
+
+    mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref"]) else { return }
+        if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
+        if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
+        if let v = reader.duration(f["away_after"], f.path("away_after")) { site.positioning.awayAfter = v }
+        if let v = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20) { site.positioning.txRefDefault = v }
+    }
+
+    mutating func decodeStorage(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["path", "retention"]) else { return }
+        if let v = reader.string(f["path"], f.path("path")) { site.storage.path = v }
+        if let v = reader.duration(f["retention"], f.path("retention")) { site.storage.retention = v }
+    }
+
+    mutating func decodeFloor(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["id", "name", "bounds", "rooms", "walls", "doors"]) else { return }
+        let id = reader.required(f, "id").flatMap { reader.string($0, f.path("id")) }
+        let name = reader.string(f["name"], f.path("name"))
+        let bounds = reader.required(f, "bounds").flatMap { decodeBounds($0, f.path("bounds")) }
+        var floor = Floor(id: id ?? "", name: name ?? id ?? "", bounds: bounds ?? (Point3(0, 0, 0), Point3(0, 0, 0)))
+        forEachItem(f, "rooms") { d, node, key in d.decodeRoom(node, key).map { floor.rooms.append($0) } }
+        forEachItem(f, "walls") { d, node, key in d.decodeWall(node, key).map { floor.walls.append($0) } }
+        var doorLines: [(line: Int, key: String)] = []
+        forEachItem(f, "doors") { d, node, key in
+            if let door = d.decodeDoor(node, key) { floor.doors.append(door); doorLines.append((node.line, key)) }
+        }
+        guard let id, bounds != nil else { return }
+        idLines.append(("floor", id, node.line, f.path("id")))
+        locations.floors[id] = SourceLocation(line: node.line, key: key)
+        site.floors.append(floor)
+        self.doorLines.append(doorLines)
+    }
+
+    private mutating func decodeBounds(_ node: ConfigNode, _ key: String) -> (min: Point3, max: Point3)? {
+        guard let items = node.items, items.count == 2 else {
+            reader.error(key, node.line, "expects two corners [[x0, y0, z0], [x1, y1, z1]]")
+            return nil
+        }
+        guard let a = reader.point3(items[0], key + "[0]"), let b = reader.point3(items[1], key + "[1]") else { return nil }
+        guard a.x < b.x, a.y < b.y, a.z < b.z else {
+            reader.error(key, node.line, "the first corner must be below the second in x, y and z")
+            return nil
+        }
+        return (a, b)
+    }
+}

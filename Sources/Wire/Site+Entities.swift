@@ -1,0 +1,145 @@
+/// Decoding of the site's list entries: rooms, walls, doors, zones, nodes, devices, IRKs.
+extension SiteDecoder {
+    /// Attenuation of a wall that does not say: a typical interior wall at 2.4 GHz.
+    static let defaultWallAttenuation = 4.0
+
+    mutating func decodeRoom(_ node: ConfigNode, _ key: String) -> Room? {
+        guard let f = reader.fields(node, key, known: ["id", "name", "points"], ignored: ["color"]) else { return nil }
+        let (id, name) = identity(f, key)
+        let points = reader.required(f, "points").flatMap { polygon($0, f.path("points")) }
+        guard let id, let name, let points else { return nil }
+        idLines.append(("room", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
+        locations.rooms[id] = SourceLocation(line: node.line, key: key)
+        return Room(id: id, name: name, points: points)
+    }
+
+    mutating func decodeWall(_ node: ConfigNode, _ key: String) -> Wall? {
+        guard let f = reader.fields(node, key, known: ["points", "attenuation"]) else { return nil }
+        let points = reader.required(f, "points").flatMap { reader.points($0, f.path("points"), minimum: 2) }
+        let attenuation = reader.number(f["attenuation"], f.path("attenuation"), within: 0...60)
+        guard let points, f["attenuation"] == nil || attenuation != nil else { return nil }
+        return Wall(points: points, attenuation: attenuation ?? Self.defaultWallAttenuation)
+    }
+
+    mutating func decodeDoor(_ node: ConfigNode, _ key: String) -> Door? {
+        guard let f = reader.fields(node, key, known: ["between", "at"]) else { return nil }
+        var between: (String, String)?
+        if let value = reader.required(f, "between") {
+            let rooms = reader.strings(value, f.path("between"))
+            if let rooms, rooms.count == 2, rooms[0] != rooms[1] {
+                between = (rooms[0], rooms[1])
+            } else if rooms != nil {
+                reader.error(f.path("between"), value.line, "expects two different room ids, as [kitchen, hall]")
+            }
+        }
+        let at = reader.required(f, "at").flatMap { reader.point2($0, f.path("at")) }
+        guard let between, let at else { return nil }
+        return Door(between: between, at: at)
+    }
+
+    mutating func decodeZone(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["id", "name", "floor", "points"]) else { return }
+        let (id, name) = identity(f, key)
+        var floor = reader.string(f["floor"], f.path("floor"))
+        if floor == nil, f["floor"] == nil {
+            // With a single floor there is nothing to choose.
+            if site.floors.count == 1 { floor = site.floors[0].id } else { reader.error(f.path("floor"), node.line, "missing") }
+        }
+        let points = reader.required(f, "points").flatMap { polygon($0, f.path("points")) }
+        guard let id, let name, let floor, let points else { return }
+        idLines.append(("zone", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
+        locations.zones[id] = SourceLocation(line: node.line, key: key)
+        zoneLines.append((f["floor"]?.line ?? node.line, f.path("floor")))
+        site.zones.append(Zone(id: id, name: name, floor: floor, points: points))
+    }
+
+    mutating func decodeNode(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["name", "point", "floors", "rx_adj"], ignored: ["id", "stationary", "enabled"]) else { return }
+        let name = reader.required(f, "name").flatMap { reader.string($0, f.path("name")) }
+        let point = reader.required(f, "point").flatMap { reader.point3($0, f.path("point")) }
+        let floors = reader.strings(f["floors"], f.path("floors"))
+        let rxAdj = reader.number(f["rx_adj"], f.path("rx_adj"), within: -50...50)
+        guard let name, let point, f["floors"] == nil || floors != nil, f["rx_adj"] == nil || rxAdj != nil else { return }
+        idLines.append(("node", name, node.line, f.path("name")))
+        locations.nodes[name] = SourceLocation(line: node.line, key: key)
+        nodeLines.append((f["floors"]?.line ?? node.line, key))
+        site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0))
+    }
+
+    mutating func decodeDevice(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["id", "name", "tx_ref"]) else { return }
+        let id = reader.string(f["id"], f.path("id"))
+        let name = reader.string(f["name"], f.path("name"))
+        let txRef = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20)
+        guard let id else {
+            if f["id"] == nil {
+                reader.warning(key, node.line, "no id: entry ignored (Whereabouts names devices by id, not by name pattern)")
+            }
+            return
+        }
+        guard f["tx_ref"] == nil || txRef != nil else { return }
+        idLines.append(("device", id, node.line, f.path("id")))
+        site.devices.append(DeviceConfig(id: id, name: name, txRef: txRef))
+    }
+
+    mutating func decodeIRK(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["id", "key"]) else { return }
+        let id = reader.required(f, "id").flatMap { reader.string($0, f.path("id")) }
+        var bytes: [UInt8]?
+        if let value = reader.required(f, "key"), let text = reader.string(value, f.path("key")) {
+            bytes = Self.hexBytes(text)
+            if bytes == nil || bytes?.count != 16 {
+                reader.error(f.path("key"), value.line, "expects 32 hex digits (16 bytes), got \(ReaderShown.text(text))")
+                bytes = nil
+            }
+        }
+        guard let id, let bytes else { return }
+        idLines.append(("irk", id, node.line, f.path("id")))
+        site.irks.append(IRKConfig(id: id, key: bytes))
+    }
+
+    /// `id` and `name` of a room or zone: either may be left out, not both.
+    private mutating func identity(_ f: Fields, _ key: String) -> (id: String?, name: String?) {
+        let id = reader.string(f["id"], f.path("id"))
+        let name = reader.string(f["name"], f.path("name"))
+        if f["id"] == nil && f["name"] == nil {
+            reader.error(key, f.node.line, "needs an id or a name")
+            return (nil, nil)
+        }
+        if let id, id.isEmpty { reader.error(f.path("id"), f.node.line, "must not be empty"); return (nil, nil) }
+        guard let resolved = id ?? name.map(Site.slug), !resolved.isEmpty else {
+            reader.error(f.path("name"), f.node.line, "makes no id (it has no letters or digits); give an id")
+            return (nil, nil)
+        }
+        return (resolved, name ?? resolved)
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i + 1 < digits.count {
+            guard let hi = hexValue(digits[i]), let lo = hexValue(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+enum ReaderShown {
+    static func text(_ text: String) -> String {
+        "\(text.count) characters '\(text.count > 40 ? String(text.prefix(40)) + "…" : text)'"
+    }
+}
