@@ -1,0 +1,151 @@
+/// Applies batches of queued writes to one connection, each batch one transaction.
+///
+/// Owned by the writer thread. Device and node keys are cached so a track point costs one
+/// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too.
+final class BatchWriter {
+    let db: Connection
+    private let insertPoint: Statement
+    private let openVisit: Statement
+    private let closeVisit: Statement
+    private let upsertDevice: Statement
+    private let touchDevice: Statement
+    private let upsertNode: Statement
+    private let insertHealth: Statement
+    private let insertReading: Statement
+    private var deviceKeys: [String: Int64] = [:]
+    private var nodeKeys: [String: Int64] = [:]
+    /// Latest time each device was seen in this batch: one UPDATE per device, not per point.
+    private var seen: [Int64: Double] = [:]
+
+    init(path: String, busyTimeout: Double) throws {
+        db = try Connection(path: path, busyTimeout: busyTimeout)
+        try Schema.migrator.migrate(db)
+        insertPoint = try db.prepare("""
+            INSERT INTO track_points(device, t, x, y, z, floor, room, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """)
+        // A replayed batch finds its visit already there: nothing changes.
+        openVisit = try db.prepare("INSERT OR IGNORE INTO visits(device, zone, floor, enter_t) VALUES (?1, ?2, ?3, ?4)")
+        closeVisit = try db.prepare("""
+            INSERT INTO visits(device, zone, floor, enter_t, exit_t, dwell) VALUES (?1, ?2, ?3, ?4, ?5, ?5 - ?4)
+            ON CONFLICT(device, zone, enter_t) DO UPDATE SET exit_t = excluded.exit_t, dwell = excluded.dwell
+            WHERE exit_t IS NULL
+            """)
+        upsertDevice = try db.prepare("""
+            INSERT INTO devices(id, name, first_seen, last_seen) VALUES (?1, ?2, ?3, ?3)
+            ON CONFLICT(id) DO UPDATE SET name = coalesce(excluded.name, name),
+                first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)
+            RETURNING key
+            """)
+        touchDevice = try db.prepare("UPDATE devices SET last_seen = max(last_seen, ?2) WHERE key = ?1")
+        upsertNode = try db.prepare("""
+            INSERT INTO nodes(name, first_seen, last_seen) VALUES (?1, ?2, ?2)
+            ON CONFLICT(name) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)
+            RETURNING key
+            """)
+        insertHealth = try db.prepare("""
+            INSERT INTO node_health(node, t, adverts, dropped, buffered, online) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+            """)
+        insertReading = try db.prepare("INSERT INTO readings(node, device, t, rssi, tx) VALUES (?1, ?2, ?3, ?4, ?5)")
+    }
+
+    /// Writes the whole batch or nothing.
+    func write(_ batch: [Write]) throws {
+        do {
+            try db.transaction {
+                for write in batch { try apply(write) }
+                for (key, t) in seen {
+                    try touchDevice.bind(key, at: 1)
+                    try touchDevice.bind(t, at: 2)
+                    try touchDevice.run()
+                }
+            }
+            seen.removeAll(keepingCapacity: true)
+        } catch {
+            deviceKeys.removeAll()
+            nodeKeys.removeAll()
+            seen.removeAll()
+            throw error
+        }
+    }
+
+    private func apply(_ write: Write) throws {
+        switch write {
+        case .point(let p):
+            let device = try deviceKey(p.device, t: p.t)
+            try insertPoint.bind(device, at: 1)
+            try insertPoint.bind(p.t, at: 2)
+            try insertPoint.bind(p.x, at: 3)
+            try insertPoint.bind(p.y, at: 4)
+            try insertPoint.bind(p.z, at: 5)
+            try insertPoint.bind(p.floor, at: 6)
+            try insertPoint.bind(p.room, at: 7)
+            try insertPoint.bind(p.confidence, at: 8)
+            try insertPoint.run()
+        case .visitOpened(let v):
+            try bindVisit(openVisit, v)
+            try openVisit.run()
+        case .visitClosed(let v):
+            try bindVisit(closeVisit, v)
+            try closeVisit.bind(v.exit ?? v.enter, at: 5)
+            try closeVisit.run()
+        case .deviceSeen(let id, let name, let t):
+            deviceKeys[id] = try upsert(upsertDevice, id, name: name, t: t)
+        case .health(let h):
+            // Health samples are rare: each one also moves the node's last_seen.
+            let node = try upsert(upsertNode, h.node, name: nil, t: h.t)
+            nodeKeys[h.node] = node
+            try insertHealth.bind(node, at: 1)
+            try insertHealth.bind(h.t, at: 2)
+            try insertHealth.bind(h.adverts, at: 3)
+            try insertHealth.bind(h.dropped, at: 4)
+            try insertHealth.bind(h.buffered, at: 5)
+            try insertHealth.bind(Int64(h.online ? 1 : 0), at: 6)
+            try insertHealth.run()
+        case .reading(let r):
+            try insertReading.bind(try nodeKey(r.node, t: r.t), at: 1)
+            try insertReading.bind(try deviceKey(r.device, t: r.t), at: 2)
+            try insertReading.bind(r.t, at: 3)
+            try insertReading.bind(Int64(r.rssi), at: 4)
+            try insertReading.bind(r.tx.map(Int64.init), at: 5)
+            try insertReading.run()
+        }
+    }
+
+    private func bindVisit(_ statement: Statement, _ v: Visit) throws {
+        try statement.bind(try deviceKey(v.device, t: v.enter), at: 1)
+        try statement.bind(v.zone, at: 2)
+        try statement.bind(v.floor, at: 3)
+        try statement.bind(v.enter, at: 4)
+    }
+
+    private func deviceKey(_ id: String, t: Double) throws -> Int64 {
+        if let key = deviceKeys[id] {
+            seen[key] = max(seen[key] ?? t, t)
+            return key
+        }
+        let key = try upsert(upsertDevice, id, name: nil, t: t)
+        deviceKeys[id] = key
+        return key
+    }
+
+    private func nodeKey(_ name: String, t: Double) throws -> Int64 {
+        if let key = nodeKeys[name] { return key }
+        let key = try upsert(upsertNode, name, name: nil, t: t)
+        nodeKeys[name] = key
+        return key
+    }
+
+    /// Runs an `… RETURNING key` upsert (devices take a name at ?2 and the time at ?3, nodes the time at ?2).
+    private func upsert(_ statement: Statement, _ id: String, name: String?, t: Double) throws -> Int64 {
+        defer { statement.reset() }
+        try statement.bind(id, at: 1)
+        if statement === upsertDevice {
+            try statement.bind(name, at: 2)
+            try statement.bind(t, at: 3)
+        } else {
+            try statement.bind(t, at: 2)
+        }
+        guard try statement.step() else { throw DatabaseError.misuse("upsert returned no key", sql: statement.sql) }
+        return statement.int64(0)
+    }
+}

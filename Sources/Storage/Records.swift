@@ -1,0 +1,128 @@
+/// One estimated position of a device, as the aggregator's tracker reports it.
+public struct TrackPoint: Sendable, Equatable {
+    public var device: String
+    /// Unix seconds.
+    public var t: Double
+    /// Metres in the site's frame.
+    public var x: Double, y: Double, z: Double
+    public var floor: String?
+    public var room: String?
+    /// 0…1, as published in the device state.
+    public var confidence: Double
+
+    public init(device: String, t: Double, x: Double, y: Double, z: Double,
+                floor: String?, room: String?, confidence: Double) {
+        self.device = device
+        self.t = t
+        self.x = x
+        self.y = y
+        self.z = z
+        self.floor = floor
+        self.room = room
+        self.confidence = confidence
+    }
+}
+
+/// A device's stay in a zone. Named by (device, zone, enter): the close of a visit and a
+/// replayed open find the same row.
+public struct Visit: Sendable, Equatable {
+    public var device: String
+    public var zone: String
+    public var floor: String?
+    /// Unix seconds of the `enter` event.
+    public var enter: Double
+    /// Unix seconds of the `exit` event; `nil` while the device is still there.
+    public var exit: Double?
+
+    public init(device: String, zone: String, floor: String?, enter: Double, exit: Double? = nil) {
+        self.device = device
+        self.zone = zone
+        self.floor = floor
+        self.enter = enter
+        self.exit = exit
+    }
+
+    /// Seconds spent in the zone, once closed.
+    public var dwell: Double? { exit.map { $0 - enter } }
+}
+
+/// A visit a crash left open, with the last moment the device was known to be somewhere.
+public struct OpenVisit: Sendable, Equatable {
+    public var visit: Visit
+    /// Time of the device's last track point, `nil` when it has none.
+    public var lastTrackPoint: Double?
+
+    /// When to close it: the last track point, never before the enter.
+    public var closeAt: Double { max(visit.enter, lastTrackPoint ?? visit.enter) }
+}
+
+/// One telemetry sample of an edge node (SPEC §2 counters).
+public struct NodeHealth: Sendable, Equatable {
+    public var node: String
+    public var t: Double
+    public var adverts: Int64?
+    public var dropped: Int64?
+    public var buffered: Int64?
+    public var online: Bool
+
+    public init(node: String, t: Double, adverts: Int64?, dropped: Int64?, buffered: Int64?, online: Bool) {
+        self.node = node
+        self.t = t
+        self.adverts = adverts
+        self.dropped = dropped
+        self.buffered = buffered
+        self.online = online
+    }
+}
+
+/// One raw RSSI reading, kept for a short while to replay or debug the fusion.
+public struct RawReading: Sendable, Equatable {
+    public var node: String
+    public var device: String
+    public var t: Double
+    public var rssi: Int
+    public var tx: Int?
+
+    public init(node: String, device: String, t: Double, rssi: Int, tx: Int?) {
+        self.node = node
+        self.device = device
+        self.t = t
+        self.rssi = rssi
+        self.tx = tx
+    }
+}
+
+/// A device the database knows, with where it was last seen.
+public struct DeviceSummary: Sendable, Equatable {
+    public var id: String
+    public var name: String?
+    public var firstSeen: Double
+    public var lastSeen: Double
+    public var lastFloor: String?
+    public var lastRoom: String?
+    public var trackPoints: Int64
+}
+
+/// The devices in one zone at one moment.
+public struct ZoneOccupancy: Sendable, Equatable {
+    public var zone: String
+    public var devices: [String]
+}
+
+/// One queued write; the writer thread applies them in order.
+enum Write: Sendable {
+    case point(TrackPoint)
+    case visitOpened(Visit)
+    case visitClosed(Visit)
+    case deviceSeen(id: String, name: String?, t: Double)
+    case health(NodeHealth)
+    case reading(RawReading)
+
+    /// Events are the durable record of what was published: committed at once.
+    var isEvent: Bool {
+        switch self {
+        case .visitOpened, .visitClosed: true
+        default: false
+        }
+    }
+}

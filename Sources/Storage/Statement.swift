@@ -1,0 +1,110 @@
+internal import CSQLite
+
+/// A compiled statement, finalized when the last reference goes.
+///
+/// Bind with typed `bind(_:at:)` (1-based, as SQLite counts), `step()` through the rows,
+/// read typed columns (0-based), `reset()` and bind again for the next row of a batch.
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    // Keeps the connection open as long as a statement of it lives.
+    private let connection: Connection
+
+    init(connection: Connection, sql: String) throws(DatabaseError) {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v2(connection.handle, sql, -1, &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else { throw DatabaseError.last(connection.handle, code: rc, sql: sql) }
+        handle = stmt
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ value: Int64, at index: Int32) throws(DatabaseError) {
+        try check(sqlite3_bind_int64(handle, index, value))
+    }
+
+    public func bind(_ value: Int, at index: Int32) throws(DatabaseError) {
+        try bind(Int64(value), at: index)
+    }
+
+    public func bind(_ value: Double, at index: Int32) throws(DatabaseError) {
+        try check(sqlite3_bind_double(handle, index, value))
+    }
+
+    public func bind(_ value: String, at index: Int32) throws(DatabaseError) {
+        try check(sqlite3_bind_text(handle, index, value, -1, sqliteTransient))
+    }
+
+    public func bind(_ bytes: [UInt8], at index: Int32) throws(DatabaseError) {
+        let rc = bytes.withUnsafeBytes { raw in
+            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), sqliteTransient)
+        }
+        try check(rc)
+    }
+
+    public func bindNull(at index: Int32) throws(DatabaseError) {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
+    /// Binds the value, or NULL when it is `nil`.
+    public func bind(_ value: String?, at index: Int32) throws(DatabaseError) {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+
+    public func bind(_ value: Double?, at index: Int32) throws(DatabaseError) {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+
+    public func bind(_ value: Int64?, at index: Int32) throws(DatabaseError) {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+
+    /// Advances to the next row: `true` when a row is there to read, `false` when done.
+    @discardableResult
+    public func step() throws(DatabaseError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let rc: throw DatabaseError.last(connection.handle, code: rc, sql: sql)
+        }
+    }
+
+    /// Makes the statement ready to run again; bindings are cleared so none leaks into the next row.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Steps to completion (an INSERT, UPDATE or DELETE just bound), then resets for the next row.
+    public func run() throws(DatabaseError) {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    public func string(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    public func blob(_ column: Int32) -> [UInt8]? {
+        if isNull(column) { return nil }
+        // SQLite returns a null pointer for an empty blob.
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
+    private func check(_ rc: Int32) throws(DatabaseError) {
+        try connection.check(rc, sql: sql)
+    }
+}

@@ -1,1 +1,0 @@
-// Storage module: see the architecture notes in README.md.

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The aggregator's way into the database: every call returns at once.
+///
+/// Writes go into a bounded queue that one writer thread (a pthread, not Swift's cooperative
+/// pool: SQLite blocks) drains, committing a batch at least every `commitInterval`. Zone
+/// events wake the writer at once. A full queue refuses the write and counts it; a failing
+/// database (full, read-only, locked) keeps the queue, reports a status and retries.
+///
+/// To publish a zone event only once it is durable, keep its ticket and publish when
+/// `committedTicket` reaches it (the `onCommit` hook says when) — see docs/storage.md.
+public final class TrackWriter: Sendable {
+    public let path: String
+    private let state: WriterState
+    private let thread: ThreadHandle
+
+    /// Starts the writer thread on the database at `path` (created and migrated by the thread).
+    ///
+    /// - Parameters:
+    ///   - log: receives one line per status change (failing, resumed, dropping); called on the
+    ///     writer thread.
+    ///   - onCommit: called on the writer thread after each commit with the last committed ticket.
+    public init(path: String, configuration: WriterConfiguration = WriterConfiguration(),
+                log: @escaping @Sendable (String) -> Void = { _ in },
+                onCommit: (@Sendable (UInt64) -> Void)? = nil) {
+        self.path = path
+        state = WriterState(configuration)
+        let loop = WriterLoop(path: path, configuration: configuration, state: state, log: log, onCommit: onCommit)
+        thread = ThreadHandle(start: loop)
+    }
+
+    deinit { close() }
+
+    /// Queues a track point unless thinning leaves it out.
+    @discardableResult
+    public func record(_ point: TrackPoint) -> WriteOutcome { state.enqueue(.point(point)) }
+
+    /// Queues the row of an `enter` event; committed promptly.
+    @discardableResult
+    public func openVisit(_ visit: Visit) -> WriteOutcome { state.enqueue(.visitOpened(visit)) }
+
+    /// Queues the close of a visit at `exit` (its `exit` event); committed promptly.
+    /// Closing a visit whose open never reached the disk stores the whole visit.
+    @discardableResult
+    public func closeVisit(_ visit: Visit, at exit: Double) -> WriteOutcome {
+        var closed = visit
+        closed.exit = exit
+        return state.enqueue(.visitClosed(closed))
+    }
+
+    /// Closes a visit a crash left open, at its device's last track point.
+    @discardableResult
+    public func closeVisit(_ open: OpenVisit) -> WriteOutcome { closeVisit(open.visit, at: open.closeAt) }
+
+    /// Notes that a device was heard (and its configured name) without a position.
+    @discardableResult
+    public func deviceSeen(id: String, name: String?, t: Double) -> WriteOutcome {
+        state.enqueue(.deviceSeen(id: id, name: name, t: t))
+    }
+
+    @discardableResult
+    public func recordHealth(_ sample: NodeHealth) -> WriteOutcome { state.enqueue(.health(sample)) }
+
+    @discardableResult
+    public func recordReading(_ reading: RawReading) -> WriteOutcome { state.enqueue(.reading(reading)) }
+
+    /// The ticket of the last write committed: every write with a ticket up to it is on disk.
+    public var committedTicket: UInt64 { state.committedTicket }
+
+    public var statistics: WriterStatistics { state.statistics }
+
+    /// Blocks until `ticket` is committed or `timeout` seconds pass; `true` when committed.
+    public func waitUntilCommitted(_ ticket: UInt64, timeout: Double) -> Bool {
+        state.waitUntilCommitted(ticket, timeout: timeout)
+    }
+
+    /// Commits everything queued so far; for tests and shutdown. `false` on timeout.
+    @discardableResult
+    public func flush(timeout: Double = 10) -> Bool {
+        state.waitUntilCommitted(state.lastTicket, timeout: timeout)
+    }
+
+    /// Visits a crash left open, each with its device's last track point: close each with
+    /// `closeVisit(_:)` and publish its `exit` once committed. Call at start, before new visits.
+    public func openVisits() throws -> [OpenVisit] {
+        try TrackReader(path: path).openVisits()
+    }
+
+    /// Commits what is queued (retrying a failing database for up to its shutdown grace),
+    /// then stops the thread. Later writes return `.closed`.
+    public func close() {
+        state.requestStop()
+        thread.join()
+    }
+}
+
+/// A joinable pthread running a `WriterLoop`; joined once.
+final class ThreadHandle: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var thread: pthread_t?
+
+    init(start loop: WriterLoop) {
+        let context = Unmanaged.passRetained(loop).toOpaque()
+        var id = pthread_t()
+        let rc = pthread_create(&id, nil, { context in
+            guard let context else { return nil }
+            let loop = Unmanaged<WriterLoop>.fromOpaque(context).takeRetainedValue()
+            loop.run()
+            return nil
+        }, context)
+        if rc == 0 {
+            thread = id
+        } else {
+            // No thread: run nothing, but leave the queue to report `.closed` on close.
+            Unmanaged<WriterLoop>.fromOpaque(context).release()
+            loop.abandon(reason: "cannot start the writer thread (error \(rc))")
+        }
+    }
+
+    func join() {
+        let id: pthread_t? = lock.withLock {
+            defer { thread = nil }
+            return thread
+        }
+        if let id { pthread_join(id, nil) }
+    }
+}

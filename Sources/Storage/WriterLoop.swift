@@ -1,0 +1,138 @@
+/// The body of the writer thread: take queued writes, commit them, retry failures, prune.
+///
+/// Lives on its own thread; only `WriterState` is shared.
+final class WriterLoop {
+    private let path: String
+    private let configuration: WriterConfiguration
+    private let state: WriterState
+    private let log: @Sendable (String) -> Void
+    private let onCommit: (@Sendable (UInt64) -> Void)?
+    /// The open connection; `nil` after a failure that calls for reopening.
+    private var store: BatchWriter?
+    /// Taken from the queue but not yet committed (a retried batch stays here).
+    private var pending: [Write] = []
+    private var pendingLast: UInt64 = 0
+    private var maintenance: Maintenance
+    private var nextMaintenance: Double
+    private var failingSince: Double?
+    private var droppedLogged: UInt64 = 0
+    private var dropLoggedAt = -Double.infinity
+
+    init(path: String, configuration: WriterConfiguration, state: WriterState,
+         log: @escaping @Sendable (String) -> Void, onCommit: (@Sendable (UInt64) -> Void)?) {
+        self.path = path
+        self.configuration = configuration
+        self.state = state
+        self.log = log
+        self.onCommit = onCommit
+        maintenance = Maintenance(policy: configuration.retention)
+        nextMaintenance = monotonicNow() + min(configuration.maintenanceInterval, 10)
+    }
+
+    func run() {
+        var stopAt: Double?
+        while true {
+            // Straight on when a retry or a retention pass is under way; else gather a batch.
+            let wait = pending.isEmpty && maintenance.isIdle ? configuration.commitInterval : 0
+            let (last, stop) = state.take(into: &pending, waitUntil: monotonicNow() + wait)
+            pendingLast = last
+            if stop && stopAt == nil { stopAt = monotonicNow() + shutdownGrace }
+            if !pending.isEmpty {
+                if !commitPending() {
+                    if let stopAt, monotonicNow() >= stopAt { break }
+                    state.pause(until: monotonicNow() + configuration.retryInterval)
+                }
+            } else if stop {
+                break
+            } else {
+                maintainIfDue()
+            }
+            logDrops()
+        }
+        if !pending.isEmpty { log("storage: \(path): shutting down with \(pending.count) writes not stored") }
+        state.finish(abandoned: pending.count)
+        store = nil
+    }
+
+    /// How long a close keeps retrying a failing database before giving its queue up.
+    private var shutdownGrace: Double { max(5, configuration.retryInterval * 3) }
+
+    /// The thread never started: report it and mark the queue closed.
+    func abandon(reason: String) {
+        log("storage: \(path): \(reason)")
+        state.requestStop()
+        state.finish(abandoned: 0)
+    }
+
+    /// One transaction for everything pending; on failure the batch stays for the next try.
+    private func commitPending() -> Bool {
+        do {
+            let writer = try openStore()
+            let start = monotonicNow()
+            try writer.write(pending)
+            state.didCommit(through: pendingLast, writes: pending.count, latency: monotonicNow() - start)
+            pending.removeAll(keepingCapacity: true)
+            if let since = failingSince {
+                log("storage: \(path): writes resumed after \(format(monotonicNow() - since)) s")
+                failingSince = nil
+            }
+            onCommit?(pendingLast)
+            return true
+        } catch {
+            let failure = error as? DatabaseError ?? DatabaseError.misuse("\(error)")
+            let before = state.didFail(failure)
+            // A lock passes on its own; anything else may need a fresh file handle (a remount,
+            // a replaced file), so reopen on the next try.
+            if failure.kind != .locked { store = nil }
+            maintenance.cancel()
+            if failingSince == nil { failingSince = monotonicNow() }
+            if before != failure.kind {
+                log("storage: \(path): writes failing (\(failure.kind.rawValue)): \(failure); keeping up to "
+                    + "\(configuration.capacity) queued writes, retrying every \(format(configuration.retryInterval)) s")
+            }
+            return false
+        }
+    }
+
+    private func openStore() throws -> BatchWriter {
+        if let store { return store }
+        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout)
+        store = opened
+        return opened
+    }
+
+    /// One small step of retention or downsampling when a pass is due; each step is its own
+    /// short transaction so queued writes never wait long behind it.
+    private func maintainIfDue() {
+        guard failingSince == nil, let store else { return }
+        if maintenance.isIdle {
+            guard monotonicNow() >= nextMaintenance else { return }
+            maintenance.begin(now: configuration.clock())
+        }
+        do {
+            let removed = try maintenance.step(store.db)
+            state.didPrune(removed)
+            if maintenance.isIdle { nextMaintenance = monotonicNow() + configuration.maintenanceInterval }
+        } catch {
+            log("storage: \(path): retention step failed: \(error)")
+            maintenance.cancel()
+            nextMaintenance = monotonicNow() + configuration.maintenanceInterval
+        }
+    }
+
+    /// A line at most every 10 s while the queue refuses writes, never one per refused write.
+    private func logDrops() {
+        guard monotonicNow() - dropLoggedAt >= 10 else { return }
+        let dropped = state.statistics.droppedFull
+        if dropped > droppedLogged {
+            dropLoggedAt = monotonicNow()
+            log("storage: \(path): queue full, \(dropped - droppedLogged) writes dropped (\(dropped) in all)")
+            droppedLogged = dropped
+        }
+    }
+}
+
+func format(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
+}

@@ -1,0 +1,211 @@
+/// Settings of the track writer; the defaults suit a home or a small office.
+public struct WriterConfiguration: Sendable {
+    /// Queued writes (track points, readings, health samples) before new ones are dropped.
+    public var capacity = 50_000
+    /// Extra room kept for zone events, so a flood of track points never crowds one out.
+    public var eventReserve = 5_000
+    /// Longest time a queued write waits for its commit (events are committed at once).
+    public var commitInterval = 0.5
+    /// Queued writes that wake the writer before `commitInterval` is up.
+    public var batchSize = 5_000
+    /// Pause between attempts while the database refuses writes.
+    public var retryInterval = 1.0
+    /// SQLite's busy timeout for the writer's connection.
+    public var busyTimeout = 2.0
+    /// Shortest time between two track points of a moving device.
+    public var trackInterval = 1.0
+    /// A device that moved less than this since its last written point is still.
+    public var stillDistance = 0.3
+    /// A still device still writes a point this often, so its track shows it was there.
+    public var stillInterval = 60.0
+    public var retention = RetentionPolicy()
+    /// Seconds between retention and downsampling passes.
+    public var maintenanceInterval = 300.0
+    /// The wall clock retention measures against (injected so tests can move it).
+    public var clock: @Sendable () -> Double = wallClockNow
+
+    public init() {}
+}
+
+/// Counters of the writer, for metrics: one consistent snapshot.
+public struct WriterStatistics: Sendable, Equatable {
+    /// Writes accepted into the queue.
+    public var enqueued: UInt64 = 0
+    /// Writes committed to the database.
+    public var written: UInt64 = 0
+    /// Track points left out by thinning (not an error).
+    public var thinned: UInt64 = 0
+    /// Writes refused because the queue was full.
+    public var droppedFull: UInt64 = 0
+    /// Commits that failed (each is retried).
+    public var writeErrors: UInt64 = 0
+    public var commits: UInt64 = 0
+    /// Seconds the last successful commit took.
+    public var lastCommitLatency: Double = 0
+    /// Writes waiting for a commit, including a batch being retried.
+    public var queueDepth = 0
+    /// Rows removed by retention and downsampling.
+    public var pruned: UInt64 = 0
+    public var status: StorageStatus = .ok
+    /// The last failure, for the log and a status page.
+    public var lastError: DatabaseError?
+}
+
+/// What became of a write handed to the writer.
+public enum WriteOutcome: Sendable, Equatable {
+    /// Queued; committed once `committedTicket` reaches the ticket.
+    case queued(ticket: UInt64)
+    /// A track point thinning left out.
+    case thinned
+    /// Refused: the queue was full (counted in `droppedFull`).
+    case droppedFull
+    /// Refused: the writer is closed.
+    case closed
+
+    public var ticket: UInt64? {
+        if case .queued(let ticket) = self { return ticket }
+        return nil
+    }
+}
+
+/// The state shared by callers and the writer thread, all of it behind one lock.
+final class WriterState: @unchecked Sendable {
+    let lock = ConditionLock()
+    private let capacity: Int
+    private let eventReserve: Int
+    private let batchSize: Int
+    // Guarded by `lock`.
+    private var incoming: [Write] = []
+    private var inFlight = 0
+    private var nextTicket: UInt64 = 1
+    private var committed: UInt64 = 0
+    private var thinner: Thinner
+    private var stats = WriterStatistics()
+    private var urgent = false
+    private var stopping = false
+    private var finished = false
+
+    init(_ configuration: WriterConfiguration) {
+        capacity = configuration.capacity
+        eventReserve = configuration.eventReserve
+        batchSize = configuration.batchSize
+        thinner = Thinner(trackInterval: configuration.trackInterval, stillDistance: configuration.stillDistance,
+                          stillInterval: configuration.stillInterval)
+        incoming.reserveCapacity(min(capacity, 65_536))
+    }
+
+    /// Caller side: never blocks beyond the lock; wakes the writer only when a commit is due.
+    func enqueue(_ write: Write) -> WriteOutcome {
+        lock.withLock {
+            guard !stopping else { return .closed }
+            let limit = write.isEvent ? capacity + eventReserve : capacity
+            guard incoming.count + inFlight < limit else {
+                stats.droppedFull += 1
+                return .droppedFull
+            }
+            if case .point(let point) = write, !thinner.admit(point) {
+                stats.thinned += 1
+                return .thinned
+            }
+            incoming.append(write)
+            let ticket = nextTicket
+            nextTicket += 1
+            stats.enqueued += 1
+            if !urgent && (write.isEvent || incoming.count >= batchSize) {
+                urgent = true
+                lock.signalWork()
+            }
+            return .queued(ticket: ticket)
+        }
+    }
+
+    /// Writer side: sleeps until a commit is due or `deadline`, then takes every queued write.
+    /// Returns the ticket of the last write taken, and whether the writer should stop.
+    func take(into buffer: inout [Write], waitUntil deadline: Double) -> (last: UInt64, stop: Bool) {
+        lock.withLock {
+            while !urgent && !stopping && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
+            urgent = false
+            if buffer.isEmpty { swap(&incoming, &buffer) } else {
+                buffer.append(contentsOf: incoming)
+                incoming.removeAll(keepingCapacity: true)
+            }
+            inFlight = buffer.count
+            return (nextTicket - 1, stopping)
+        }
+    }
+
+    /// Writer side: sleeps through a retry pause, waking early only to stop.
+    func pause(until deadline: Double) {
+        lock.withLock {
+            while !stopping && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
+        }
+    }
+
+    func didCommit(through ticket: UInt64, writes: Int, latency: Double) {
+        lock.withLock {
+            committed = max(committed, ticket)
+            inFlight = 0
+            stats.written += UInt64(writes)
+            stats.commits += 1
+            stats.lastCommitLatency = latency
+            stats.status = .ok
+            stats.lastError = nil
+            lock.broadcastCommit()
+        }
+    }
+
+    /// Records a failed commit; returns the status before it, so the caller logs changes only.
+    func didFail(_ error: DatabaseError) -> StorageStatus {
+        lock.withLock {
+            let before = stats.status
+            stats.writeErrors += 1
+            stats.status = error.kind
+            stats.lastError = error
+            return before
+        }
+    }
+
+    func didPrune(_ rows: Int) { lock.withLock { stats.pruned += UInt64(rows) } }
+
+    /// Writer side, at exit: what could not be written counts as dropped; waiters are released.
+    func finish(abandoned: Int) {
+        lock.withLock {
+            stats.droppedFull += UInt64(abandoned)
+            inFlight = 0
+            stats.status = .closed
+            finished = true
+            lock.broadcastCommit()
+        }
+    }
+
+    func requestStop() {
+        lock.withLock {
+            stopping = true
+            lock.signalWork()
+        }
+    }
+
+    /// Blocks until every write up to `ticket` is committed, or `timeout` passes.
+    func waitUntilCommitted(_ ticket: UInt64, timeout: Double) -> Bool {
+        let deadline = monotonicNow() + timeout
+        return lock.withLock {
+            if committed < ticket && !urgent {
+                urgent = true
+                lock.signalWork()
+            }
+            while committed < ticket && !finished && monotonicNow() < deadline { lock.waitForCommit(until: deadline) }
+            return committed >= ticket
+        }
+    }
+
+    var lastTicket: UInt64 { lock.withLock { nextTicket - 1 } }
+    var committedTicket: UInt64 { lock.withLock { committed } }
+
+    var statistics: WriterStatistics {
+        lock.withLock {
+            var snapshot = stats
+            snapshot.queueDepth = incoming.count + inFlight
+            return snapshot
+        }
+    }
+}
