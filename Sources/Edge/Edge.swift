@@ -1,1 +1,0 @@
-// Edge module: see the architecture notes in README.md.

@@ -1,0 +1,165 @@
+import MQTT
+public import Wire
+import YAML
+
+/// A bad setting: the message names the key or flag, and the file line when it came from one.
+public struct EdgeConfigError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One setting's value(s) and where they came from, for messages.
+struct SettingValue {
+    var texts: [String]
+    /// `--batch-max`, or `edge.yaml:12: batch_max`.
+    var origin: String
+}
+
+extension EdgeConfig {
+    /// Builds the configuration from a parsed config file and the command line's values,
+    /// keyed by setting key (`batch_max`); flags override the file.
+    public static func load(flags: [String: [String]], file: ConfigNode? = nil,
+                            fileName: String = "config") throws(EdgeConfigError) -> EdgeConfig {
+        var values = try file.map { root throws(EdgeConfigError) in try flatten(root, fileName: fileName) } ?? [:]
+        for setting in EdgeSetting.all {
+            if let given = flags[setting.key], !given.isEmpty {
+                values[setting.key] = SettingValue(texts: given, origin: "--\(setting.flag)")
+            }
+        }
+        return try build(Reader(values: values))
+    }
+
+    private static func build(_ r: Reader) throws(EdgeConfigError) -> EdgeConfig {
+        guard let node = r.text("node"), !node.isEmpty else {
+            throw EdgeConfigError("node: required (--node NAME or `node:` in the config file)")
+        }
+        var mqtt = MQTTOptions(broker: try r.broker(), clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
+        mqtt.username = r.text("username")
+        mqtt.password = try r.password()
+        guard mqtt.password == nil || mqtt.username != nil else {
+            throw EdgeConfigError("username: required when a password file or variable is given")
+        }
+        mqtt.tls = TLSOptions(caFile: r.text("tls.ca"), certFile: r.text("tls.cert"), keyFile: r.text("tls.key"))
+        guard (mqtt.tls.certFile == nil) == (mqtt.tls.keyFile == nil) else {
+            throw EdgeConfigError("tls.cert and tls.key: give both or neither")
+        }
+        mqtt.protocolVersion = try r.protocolVersion()
+        mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
+        var config = EdgeConfig(node: node, mqtt: mqtt)
+        config.prefix = r.text("prefix") ?? config.prefix
+        config.qos = try r.int("qos", in: 0...1) == 1 ? .atLeastOnce : .atMostOnce
+        config.batchInterval = try r.duration("batch_interval", in: 0.01...60) ?? config.batchInterval
+        config.batchMax = try r.int("batch_max", in: 1...10_000) ?? config.batchMax
+        config.bufferMax = try r.int("buffer_max", in: 1...100_000_000) ?? config.bufferMax
+        config.telemetryInterval = try r.duration("telemetry_interval", in: 0.1...86_400) ?? config.telemetryInterval
+        config.flushTimeout = try r.duration("flush_timeout", in: 0...3600) ?? config.flushTimeout
+        config.filter = ReadingFilter.Rules(include: r.list("include").map(Glob.init),
+                                            exclude: r.list("exclude").map(Glob.init),
+                                            minRSSI: try r.int("min_rssi", in: -127...20),
+                                            minInterval: try r.duration("min_interval", in: 0...86_400))
+        config.adapter = r.text("adapter")
+        return config
+    }
+
+    /// Turns the file's mapping into setting keys (`tls.ca`), refusing unknown keys.
+    static func flatten(_ root: ConfigNode, fileName: String) throws(EdgeConfigError) -> [String: SettingValue] {
+        guard let entries = root.entries else {
+            throw EdgeConfigError("\(fileName):\(root.line): the edge config must be a mapping, got \(root.kindName)")
+        }
+        var out: [String: SettingValue] = [:]
+        for entry in entries {
+            if entry.key == "tls", let inner = entry.value.entries {
+                for sub in inner { try add("tls." + sub.key, sub.value, sub.keyLine, fileName, &out) }
+            } else {
+                try add(entry.key, entry.value, entry.keyLine, fileName, &out)
+            }
+        }
+        return out
+    }
+
+    private static func add(_ key: String, _ node: ConfigNode, _ line: Int, _ fileName: String,
+                            _ out: inout [String: SettingValue]) throws(EdgeConfigError) {
+        let origin = "\(fileName):\(line): \(key)"
+        guard let setting = EdgeSetting.all.first(where: { $0.key == key }) else {
+            throw EdgeConfigError("\(fileName):\(line): unknown key '\(key)'")
+        }
+        if node.isNull { return }
+        if let text = node.text {
+            out[key] = SettingValue(texts: [text], origin: origin)
+        } else if setting.repeatable, let items = node.items, items.allSatisfy({ $0.text != nil }) {
+            out[key] = SettingValue(texts: items.compactMap(\.text), origin: origin)
+        } else {
+            throw EdgeConfigError("\(origin): expects \(setting.repeatable ? "a value or a list of values" : "a value"), got \(node.kindName)")
+        }
+    }
+}
+
+/// Typed reads of the merged settings, with messages that name the origin.
+struct Reader {
+    let values: [String: SettingValue]
+
+    func text(_ key: String) -> String? { values[key]?.texts.last }
+    func list(_ key: String) -> [String] { values[key]?.texts ?? [] }
+    private func origin(_ key: String) -> String { values[key]?.origin ?? key }
+
+    func int(_ key: String, in range: ClosedRange<Int>) throws(EdgeConfigError) -> Int? {
+        guard let t = text(key) else { return nil }
+        guard let v = Int(t), range.contains(v) else {
+            throw EdgeConfigError("\(origin(key)): expects a whole number in \(range.lowerBound)...\(range.upperBound), got '\(t)'")
+        }
+        return v
+    }
+
+    /// Seconds, written `250ms`, `1.5s`, `2m`, `1h` or a bare number of seconds.
+    func duration(_ key: String, in range: ClosedRange<Double>) throws(EdgeConfigError) -> Double? {
+        guard let t = text(key) else { return nil }
+        guard let v = parseDuration(t), range.contains(v) else {
+            throw EdgeConfigError("\(origin(key)): expects a duration in \(range.lowerBound)s...\(range.upperBound)s (like 250ms or 30s), got '\(t)'")
+        }
+        return v
+    }
+
+    func broker() throws(EdgeConfigError) -> BrokerURL {
+        let t = text("broker") ?? "mqtt://127.0.0.1:1883"
+        do { return try BrokerURL(parsing: t) } catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
+    }
+
+    func password() throws(EdgeConfigError) -> PasswordSource? {
+        switch (text("password_file"), text("password_env")) {
+        case (nil, nil): return nil
+        case (let file?, nil): return .file(file)
+        case (nil, let name?): return .environment(name)
+        default: throw EdgeConfigError("password_file and password_env: give one, not both")
+        }
+    }
+
+    func protocolVersion() throws(EdgeConfigError) -> ProtocolVersion {
+        switch text("protocol") {
+        case nil, "3.1.1", "311", "4": return .v311
+        case "5", "5.0": return .v5
+        case let other?: throw EdgeConfigError("\(origin("protocol")): expects 3.1.1 or 5, got '\(other)'")
+        }
+    }
+}
+
+/// `250ms`, `1.5s`, `2m`, `1h`, or a bare number of seconds.
+func parseDuration(_ text: String) -> Double? {
+    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    for (suffix, scale) in units where text.hasSuffix(suffix) {
+        guard let v = Double(text.dropLast(suffix.count)), v.isFinite, v >= 0 else { return nil }
+        return v * scale
+    }
+    guard let v = Double(text), v.isFinite, v >= 0 else { return nil }
+    return v
+}
+
+extension EdgeConfig {
+    /// Loads `path` (YAML) under the command line's values; a problem names the file, line and key.
+    public static func load(flags: [String: [String]], configFile path: String?) throws(EdgeConfigError) -> EdgeConfig {
+        guard let path else { return try load(flags: flags) }
+        let root: ConfigNode
+        do { root = try YAML.parse(contentsOf: path) } catch { throw EdgeConfigError("\(path): \(error)") }
+        return try load(flags: flags, file: root, fileName: path)
+    }
+}

@@ -1,0 +1,81 @@
+public import MQTT
+
+/// Everything the edge service needs, from the config file and flags (flags win).
+public struct EdgeConfig: Sendable {
+    /// This node's name, as in the site file; also the MQTT topic level.
+    public var node: String
+    public var mqtt: MQTTOptions
+    /// Topic prefix `<p>` of SPEC §2.
+    public var prefix = "whereabouts"
+    /// QoS of readings; status is always 1, telemetry 0.
+    public var qos: QoS = .atMostOnce
+    /// Seconds between batches.
+    public var batchInterval = 0.25
+    /// Readings that close a batch early.
+    public var batchMax = 200
+    /// Readings kept while the broker is away; beyond it the oldest are dropped and counted.
+    public var bufferMax = 100_000
+    public var filter = ReadingFilter.Rules()
+    /// Seconds between telemetry messages.
+    public var telemetryInterval = 30.0
+    /// Seconds a shutdown waits for buffered readings to reach the broker.
+    public var flushTimeout = 10.0
+    /// Live adapter (name or address) from the file, if any.
+    public var adapter: String?
+
+    public init(node: String, mqtt: MQTTOptions) {
+        self.node = node
+        self.mqtt = mqtt
+    }
+
+    /// Batches on the wire at once, awaiting their PUBACK (or, at QoS 0, their write).
+    /// Small, so libmosquitto never queues much: the rest waits in our bounded queue,
+    /// where the drop policy and the `buffered` count apply.
+    var window: Int { 16 }
+}
+
+/// A setting of the edge: a YAML key (`tls.ca`) and the flag that overrides it (`--tls-ca`).
+public struct EdgeSetting: Sendable {
+    public let key: String
+    public let valueName: String
+    public let help: String
+    public let defaultText: String?
+    public let repeatable: Bool
+
+    /// The command-line spelling of `key`: `batch_max` → `batch-max`, `tls.ca` → `tls-ca`.
+    public var flag: String {
+        String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
+    }
+
+    init(_ key: String, _ valueName: String, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
+        self.key = key; self.valueName = valueName; self.help = help
+        self.defaultText = defaultText; self.repeatable = repeatable
+    }
+
+    /// Every setting; the edge main builds its option table from this list.
+    public static let all: [EdgeSetting] = [
+        EdgeSetting("node", "NAME", "This node's name, as in the site file."),
+        EdgeSetting("broker", "URL", "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
+        EdgeSetting("username", "NAME", "MQTT user name."),
+        EdgeSetting("password_file", "FILE", "File holding the MQTT password."),
+        EdgeSetting("password_env", "VAR", "Environment variable holding the MQTT password."),
+        EdgeSetting("tls.ca", "FILE", "CA certificate that signs the broker's (mqtts://)."),
+        EdgeSetting("tls.cert", "FILE", "Client certificate (mqtts://)."),
+        EdgeSetting("tls.key", "FILE", "Client key (mqtts://)."),
+        EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version.", default: "3.1.1"),
+        EdgeSetting("keepalive", "SECONDS", "MQTT keepalive; the broker declares the node offline after 1.5 times this.", default: "30"),
+        EdgeSetting("client_id", "ID", "MQTT client id.", default: "whereabouts-edge-<node>"),
+        EdgeSetting("prefix", "P", "Topic prefix.", default: "whereabouts"),
+        EdgeSetting("qos", "0|1", "MQTT QoS of readings.", default: "0"),
+        EdgeSetting("batch_interval", "DURATION", "Publish a batch this often (250ms, 1s).", default: "250ms"),
+        EdgeSetting("batch_max", "N", "Publish early when this many readings wait.", default: "200"),
+        EdgeSetting("buffer_max", "N", "Readings kept while the broker is away.", default: "100000"),
+        EdgeSetting("include", "GLOB", "Publish only devices whose id matches (repeatable).", repeatable: true),
+        EdgeSetting("exclude", "GLOB", "Never publish devices whose id matches (repeatable).", repeatable: true),
+        EdgeSetting("min_rssi", "DBM", "Drop readings weaker than this."),
+        EdgeSetting("min_interval", "DURATION", "At most one reading per device this often."),
+        EdgeSetting("telemetry_interval", "DURATION", "Publish telemetry this often.", default: "30s"),
+        EdgeSetting("flush_timeout", "DURATION", "On shutdown, wait this long for buffered readings to reach the broker.", default: "10s"),
+        EdgeSetting("adapter", "DEV", "Scan with this HCI adapter (hci0 or its address)."),
+    ]
+}

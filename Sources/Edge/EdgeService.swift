@@ -1,0 +1,91 @@
+import Dispatch
+import Foundation
+public import MQTT
+import Synchronization
+import Wire
+
+/// The edge node: one source, the pipeline, the publisher; runs until the source ends or a
+/// SIGTERM / SIGINT, then flushes and says `offline`.
+public final class EdgeService {
+    private let config: EdgeConfig
+    private let source: ReportSource
+    private let counters = EdgeCounters()
+    private let publisher: Publisher
+    private let printReports: Bool
+
+    /// - Parameters:
+    ///   - version: reported in telemetry.
+    ///   - printReports: also write each decoded report as a JSON line on standard output.
+    public init(config: EdgeConfig, source: ReportSource, version: String, printReports: Bool = false) throws(MQTTError) {
+        self.config = config
+        self.source = source
+        self.printReports = printReports
+        let telemetry = Telemetry(topic: Topics(prefix: config.prefix).nodeTelemetry(config.node),
+                                  version: version, adapter: source.name, counters: counters, started: unixTime())
+        publisher = try Publisher(config: config, telemetry: telemetry)
+    }
+
+    /// Runs to the end and returns the process exit code: 0, or 1 when the source failed.
+    public func run() -> Int32 {
+        do { try publisher.start() } catch {
+            printError("whereabouts-edge: \(error)")
+            return 1
+        }
+        let finished = DispatchSemaphore(value: 0)
+        let failure = SourceFailure()
+        let signals = watchSignals { [source] in
+            source.stop()
+            finished.signal()
+        }
+        startSourceThread(finishing: finished, failure: failure)
+        finished.wait()
+        source.stop()
+        let outcome = publisher.shutdown(timeout: config.flushTimeout)
+        signals.forEach { $0.cancel() }
+        if outcome.undelivered > 0 {
+            printError("whereabouts-edge: \(outcome.undelivered) readings not delivered before the \(config.flushTimeout) s flush timeout")
+        }
+        if let message = failure.message.withLock({ $0 }) {
+            printError("whereabouts-edge: \(message)")
+            return 1
+        }
+        return 0
+    }
+
+    /// The source gets a thread of its own: it blocks (reads, pacing) and must never sit on
+    /// Swift's cooperative pool or the publisher's queue.
+    private func startSourceThread(finishing finished: DispatchSemaphore, failure: SourceFailure) {
+        let source = self.source
+        let rules = config.filter
+        let counters = self.counters
+        let publisher = self.publisher
+        let printReports = self.printReports
+        let thread = Thread {
+            let pipeline = Pipeline(rules: rules, counters: counters, printer: printReports ? ReportPrinter() : nil,
+                                    deliver: publisher.append)
+            let sink = PacketSink(deliver: { pipeline.handle(h4: $0, at: $1) },
+                                  reject: { counters.malformed.add(1, ordering: .relaxed) })
+            do { try source.run(sink) } catch { failure.message.withLock { $0 = "\(error)" } }
+            finished.signal()
+        }
+        thread.name = "whereabouts-source"
+        thread.start()
+    }
+
+    /// SIGTERM and SIGINT call `body` once (on a queue of their own) instead of killing us.
+    private func watchSignals(_ body: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+        let queue = DispatchQueue(label: "whereabouts.edge.signals")
+        return [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: body)
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// Why the source stopped, if it failed; written on the source's thread.
+private final class SourceFailure: Sendable {
+    let message = Mutex<String?>(nil)
+}

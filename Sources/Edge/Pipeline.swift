@@ -1,0 +1,73 @@
+import BLE
+import Wire
+
+/// Decoded report → identity → filters → reading, on the source's thread.
+///
+/// Ids and address strings are formatted once per device and cached, so the steady state
+/// allocates nothing per advertisement beyond what the publisher's queue already holds.
+final class Pipeline {
+    private struct Device {
+        let id: String
+        let kind: ReadingKind
+        let allowed: Bool
+        var lastAccepted: Double?
+    }
+
+    /// Caches are cleared when they grow past this, so a crowd of passing phones cannot
+    /// grow memory without bound.
+    private static let cacheLimit = 20_000
+
+    private let rules: ReadingFilter.Rules
+    private let counters: EdgeCounters
+    private let printer: ReportPrinter?
+    private let deliver: (Reading) -> Void
+    private var devices: [DeviceIdentity: Device] = [:]
+    private var macs: [BluetoothAddress: String] = [:]
+
+    init(rules: ReadingFilter.Rules, counters: EdgeCounters, printer: ReportPrinter?, deliver: @escaping (Reading) -> Void) {
+        self.rules = rules
+        self.counters = counters
+        self.printer = printer
+        self.deliver = deliver
+    }
+
+    /// Handles one H4 packet heard at Unix time `t`; a malformed packet is counted and its
+    /// well-formed reports (those before the fault) are still used.
+    func handle(h4 packet: UnsafeRawBufferPointer, at t: Double) {
+        do {
+            let n = try AdvertisingDecoder.forEachReport(h4: packet) { report in handle(report, at: t) }
+            counters.adverts.add(UInt64(n), ordering: .relaxed)
+        } catch {
+            counters.malformed.add(1, ordering: .relaxed)
+        }
+    }
+
+    private func handle(_ report: borrowing AdvertisingReportView, at t: Double) {
+        printer?.print(report, at: t)
+        guard let identity = report.identity, let rssi = report.header.rssi else { return }
+        guard let index = device(identity) else { return }
+        guard devices.values[index].allowed,
+              rules.accepts(rssi: Int(rssi), at: t, lastAccepted: devices.values[index].lastAccepted) else { return }
+        devices.values[index].lastAccepted = t
+        let device = devices.values[index]
+        deliver(Reading(id: device.id, mac: mac(report.header.address), rssi: Int(rssi),
+                        tx: report.summary.measuredPower.map(Int.init), t: t, kind: device.kind))
+    }
+
+    private func device(_ identity: DeviceIdentity) -> Dictionary<DeviceIdentity, Device>.Index? {
+        if let index = devices.index(forKey: identity) { return index }
+        if devices.count >= Self.cacheLimit { devices.removeAll(keepingCapacity: true) }
+        let id = identity.id
+        guard let kind = ReadingKind(rawValue: identity.kind) else { return nil }
+        devices[identity] = Device(id: id, kind: kind, allowed: rules.allows(id: id), lastAccepted: nil)
+        return devices.index(forKey: identity)
+    }
+
+    private func mac(_ address: BluetoothAddress) -> String {
+        if let text = macs[address] { return text }
+        if macs.count >= Self.cacheLimit { macs.removeAll(keepingCapacity: true) }
+        let text = address.description
+        macs[address] = text
+        return text
+    }
+}

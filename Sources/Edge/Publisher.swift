@@ -1,0 +1,214 @@
+import Dispatch
+import MQTT
+import Synchronization
+import Wire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Batches readings (SPEC §2) and publishes them, never losing one silently.
+///
+/// Readings wait in a bounded `ReadingQueue` until a batch is due and the broker is there.
+/// At most `window` batches are handed to libmosquitto at a time; each stays counted as
+/// buffered until libmosquitto confirms it (PUBACK at QoS 1, written at QoS 0). At QoS 1 an
+/// unconfirmed batch survives a reconnect inside libmosquitto, which re-sends it with the
+/// same `seq`, so a duplicate is always recognisable. At QoS 0 batches that were not
+/// confirmed when the connection dropped are counted as dropped.
+///
+/// All state but the incoming queue is confined to `queue`, where MQTT events also arrive.
+final class Publisher: @unchecked Sendable {
+    struct Incoming {
+        var readings: ReadingQueue
+        var drainScheduled = false
+    }
+
+    let queue = DispatchQueue(label: "whereabouts.edge.publisher")
+    private let config: EdgeConfig
+    private let telemetry: Telemetry
+    private let readingsTopic: String
+    private let statusTopic: String
+    private let incoming: Mutex<Incoming>
+    private var client: MQTTClient!
+
+    // Confined to `queue`.
+    private var connected = false
+    private var seq: UInt64 = 0
+    private var inflight: [Int32: Int] = [:]
+    private var counts = Telemetry.Counts()
+    private var batch: [Reading] = []
+    private var writer = JSONWriter(capacity: 32 * 1024)
+    private var timers: [DispatchSourceTimer] = []
+    private var refusals: Set<String> = []
+    private var flushed: (() -> Void)?
+    private var offline: (mid: Int32, done: () -> Void)?
+
+    init(config: EdgeConfig, telemetry: Telemetry) throws(MQTTError) {
+        self.config = config
+        self.telemetry = telemetry
+        let topics = Topics(prefix: config.prefix)
+        readingsTopic = topics.nodeReadings(config.node)
+        statusTopic = topics.nodeStatus(config.node)
+        incoming = Mutex(Incoming(readings: ReadingQueue(capacity: config.bufferMax)))
+        batch.reserveCapacity(config.batchMax)
+        var options = config.mqtt
+        options.will = Will(topic: statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        client = try MQTTClient(options, queue: queue) { [weak self] event in self?.handle(event) }
+    }
+
+    /// Connects (in the background) and starts the batch and telemetry clocks.
+    func start() throws(MQTTError) {
+        try client.start()
+        queue.sync {
+            timers.append(repeating(every: config.batchInterval) { [weak self] in self?.drain(partial: true) })
+            timers.append(repeating(every: config.telemetryInterval) { [weak self] in self?.publishTelemetry() })
+        }
+    }
+
+    /// Queues a reading; called on the source's thread. Wakes the publisher when a full
+    /// batch is waiting.
+    func append(_ reading: Reading) {
+        let batchMax = config.batchMax
+        let wake = incoming.withLock { s in
+            s.readings.append(reading)
+            guard s.readings.count >= batchMax, !s.drainScheduled else { return false }
+            s.drainScheduled = true
+            return true
+        }
+        if wake { queue.async { [weak self] in self?.drain(partial: false) } }
+    }
+
+    private func handle(_ event: MQTTEvent) {
+        switch event {
+        case .connected:
+            connected = true
+            refusals.removeAll()
+            _ = try? client.publish(statusTopic, Array("online".utf8), qos: .atLeastOnce, retain: true)
+            publishTelemetry()
+            drain(partial: true)
+        case .disconnected(let code, let reason):
+            connected = false
+            if code != 0 { printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting") }
+            if config.qos == .atMostOnce { forgetUnconfirmed() }
+        case .refused(_, let reason):
+            if refusals.insert(reason).inserted { printError("whereabouts-edge: broker refused the connection: \(reason)") }
+        case .published(let mid):
+            if let n = inflight.removeValue(forKey: mid) {
+                counts.inflight -= n
+                counts.published += UInt64(n)
+            }
+            if let offline, offline.mid == mid { offline.done() }
+            drain(partial: flushed != nil)
+        case .message:
+            break
+        }
+    }
+
+    /// Publishes waiting readings: only full batches unless `partial` (the batch clock, a
+    /// reconnect, a shutdown), and no more than `window` batches unconfirmed at once.
+    private func drain(partial: Bool) {
+        let batchMax = config.batchMax
+        incoming.withLock { $0.drainScheduled = false }
+        while connected && inflight.count < config.window {
+            batch.removeAll(keepingCapacity: true)
+            incoming.withLock { s in
+                guard s.readings.count >= batchMax || (partial && !s.readings.isEmpty) else { return }
+                s.readings.take(max: batchMax, into: &batch)
+            }
+            guard !batch.isEmpty else { break }
+            guard send() else {
+                incoming.withLock { $0.readings.restore(batch) }
+                break
+            }
+        }
+        if let flushed, inflight.isEmpty, incoming.withLock({ $0.readings.isEmpty }) { flushed() }
+    }
+
+    /// Encodes `batch` with the next `seq` and hands it to libmosquitto.
+    private func send() -> Bool {
+        writer.reset()
+        Batch(node: config.node, seq: seq + 1, t: unixTime(), readings: batch).encode(into: &writer)
+        do {
+            let mid = try client.publish(readingsTopic, writer.bytes, qos: config.qos)
+            seq += 1
+            inflight[mid] = batch.count
+            counts.inflight += batch.count
+            return true
+        } catch {
+            if !error.isNotConnected { printError("whereabouts-edge: \(error)") }
+            return false
+        }
+    }
+
+    /// QoS 0 batches written to a connection that then dropped may never have arrived.
+    private func forgetUnconfirmed() {
+        counts.lost += UInt64(counts.inflight)
+        counts.inflight = 0
+        inflight.removeAll()
+    }
+
+    private func publishTelemetry() {
+        guard connected else { return }
+        let (waiting, dropped) = incoming.withLock { ($0.readings.count, $0.readings.dropped) }
+        var c = counts
+        c.waiting = waiting
+        c.dropped = dropped + c.lost
+        _ = try? client.publish(telemetry.topic, telemetry.payload(c), qos: .atMostOnce, retain: true)
+    }
+
+    private func repeating(every seconds: Double, _ body: @escaping @Sendable () -> Void) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = DispatchTimeInterval.nanoseconds(Int(seconds * 1e9))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
+        timer.setEventHandler(handler: body)
+        timer.resume()
+        return timer
+    }
+}
+
+extension Publisher {
+    /// How a shutdown went.
+    struct Outcome {
+        /// Readings that never reached the broker (waiting or unconfirmed at the deadline).
+        var undelivered: Int
+        /// Whether the broker acknowledged the `offline` status.
+        var offlineAcknowledged: Bool
+    }
+
+    /// Flushes what is buffered (up to `timeout` seconds), publishes the last telemetry and
+    /// `offline`, and disconnects. Blocks the calling thread, which must not be `queue`.
+    func shutdown(timeout: Double) -> Outcome {
+        let flushedSignal = DispatchSemaphore(value: 0)
+        queue.async {
+            self.flushed = { flushedSignal.signal() }
+            self.drain(partial: true)
+        }
+        _ = flushedSignal.wait(timeout: .now() + timeout)
+        let offlineSignal = DispatchSemaphore(value: 0)
+        let undelivered: Int = queue.sync {
+            flushed = nil
+            timers.forEach { $0.cancel() }
+            timers.removeAll()
+            publishTelemetry()
+            if connected, let mid = try? client.publish(statusTopic, Array("offline".utf8), qos: .atLeastOnce, retain: true) {
+                offline = (mid, { offlineSignal.signal() })
+            }
+            return counts.inflight + incoming.withLock { $0.readings.count }
+        }
+        let acknowledged = offlineSignal.wait(timeout: .now() + min(max(timeout, 1), 5)) == .success
+        client.disconnect()
+        return Outcome(undelivered: undelivered, offlineAcknowledged: acknowledged)
+    }
+}
+
+/// Unix time now, in seconds.
+func unixTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    let line = message + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+}
