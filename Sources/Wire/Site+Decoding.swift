@@ -7,7 +7,10 @@ extension Site {
         var decoder = SiteDecoder()
         decoder.decodeRoot(root)
         decoder.crossCheck()
-        return SiteDecoding(site: decoder.site, problems: decoder.reader.problems, locations: decoder.locations)
+        // File order reads best; the index keeps problems of one line in the order found.
+        let problems = decoder.reader.problems.enumerated()
+            .sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+        return SiteDecoding(site: decoder.site, problems: problems, locations: decoder.locations)
     }
 
     /// A room or zone id made from its name: lower case letters and digits, `_` between words.
@@ -47,6 +50,14 @@ struct SiteDecoder {
     var zoneLines: [(line: Int, key: String)] = []
     var nodeLines: [(line: Int, key: String)] = []
     var idLines: [(kind: String, id: String, line: Int, key: String)] = []
+    var floorsWithoutBounds: Set<String> = []
+    /// Room ids written on each floor, also of rooms dropped for a bad outline, so a door
+    /// to such a room does not report a second, misleading error.
+    var declaredRooms: [String: Set<String>] = [:]
+    var roomsDeclaredHere: Set<String> = []
+    /// Whether some floor or room has no readable id, so references to it cannot be judged.
+    var unnamedFloor = false
+    var unnamedRoom = false
 
     mutating func decodeRoot(_ root: ConfigNode) {
         guard let f = reader.fields(root, "", known: SiteKeys.top, ignored: SiteKeys.companionTop) else { return }
@@ -124,13 +135,18 @@ struct SiteDecoder {
         let name = reader.string(f["name"], f.path("name"))
         let bounds = reader.required(f, "bounds").flatMap { decodeBounds($0, f.path("bounds")) }
         var floor = Floor(id: id ?? "", name: name ?? id ?? "", bounds: bounds ?? (Point3(0, 0, 0), Point3(0, 0, 0)))
+        roomsDeclaredHere = []
         forEachItem(f, "rooms") { d, node, key in d.decodeRoom(node, key).map { floor.rooms.append($0) } }
         forEachItem(f, "walls") { d, node, key in d.decodeWall(node, key).map { floor.walls.append($0) } }
         var doorLines: [(line: Int, key: String)] = []
         forEachItem(f, "doors") { d, node, key in
             if let door = d.decodeDoor(node, key) { floor.doors.append(door); doorLines.append((node.line, key)) }
         }
-        guard let id, bounds != nil else { return }
+        guard let id else { unnamedFloor = true; return }
+        // A floor with bad bounds is kept (its error is reported) so that rooms, zones and
+        // nodes naming it do not each report a second, misleading error.
+        if bounds == nil { floorsWithoutBounds.insert(id) }
+        declaredRooms[id, default: []].formUnion(roomsDeclaredHere)
         idLines.append(("floor", id, node.line, f.path("id")))
         locations.floors[id] = SourceLocation(line: node.line, key: key)
         site.floors.append(floor)

@@ -7,6 +7,7 @@ extension SiteDecoder {
         guard let f = reader.fields(node, key, known: ["id", "name", "points"], ignored: ["color"]) else { return nil }
         let (id, name) = identity(f, key)
         let points = reader.required(f, "points").flatMap { polygon($0, f.path("points")) }
+        if let id { roomsDeclaredHere.insert(id) } else { unnamedRoom = true }
         guard let id, let name, let points else { return nil }
         idLines.append(("room", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
         locations.rooms[id] = SourceLocation(line: node.line, key: key)

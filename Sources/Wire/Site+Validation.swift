@@ -14,7 +14,7 @@ extension SiteDecoder {
             reader.error(key, node.line, "needs at least 3 distinct points, got \(points.count)")
             return nil
         }
-        guard abs(Polygon.signedArea(points)) > 1e-9 else {
+        guard abs(Polygon.signedArea(points)) > 1e-9 || points.count > 3 && Self.crossingEdges(points) != nil else {
             reader.error(key, node.line, "has no area: its points lie on one line")
             return nil
         }
@@ -39,24 +39,25 @@ extension SiteDecoder {
 
     mutating func crossCheck() {
         checkUniqueIDs()
-        let roomIDs = Set(site.floors.flatMap { $0.rooms.map(\.id) })
+        let roomIDs = declaredRooms.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         let floorIDs = Set(site.floors.map(\.id))
         for (fi, floor) in site.floors.enumerated() {
-            let here = Set(floor.rooms.map(\.id))
+            let here = declaredRooms[floor.id] ?? []
             for (di, door) in floor.doors.enumerated() where di < doorLines[fi].count {
                 let at = doorLines[fi][di]
-                for room in [door.between.0, door.between.1] where !here.contains(room) {
+                for room in [door.between.0, door.between.1] where !here.contains(room) && !unnamedRoom {
                     let other = roomIDs.contains(room) ? " (it is on another floor)" : ""
                     reader.error(at.key + ".between", at.line, "no room '\(room)' on floor '\(floor.id)'\(other)")
                 }
             }
-            checkRoomsInside(floor)
+            if !floorsWithoutBounds.contains(floor.id) { checkRoomsInside(floor) }
         }
-        for (zone, at) in zip(site.zones, zoneLines) where !floorIDs.contains(zone.floor) {
+        // A floor whose id could not be read may be the one a reference names: say nothing.
+        for (zone, at) in zip(site.zones, zoneLines) where !floorIDs.contains(zone.floor) && !unnamedFloor {
             reader.error(at.key, at.line, "unknown floor '\(zone.floor)'")
         }
         for (node, at) in zip(site.nodes, nodeLines) {
-            for floor in node.floors where !floorIDs.contains(floor) {
+            for floor in node.floors where !floorIDs.contains(floor) && !unnamedFloor {
                 reader.error(at.key + ".floors", at.line, "unknown floor '\(floor)'")
             }
             checkNodeInside(node, at)
@@ -94,7 +95,7 @@ extension SiteDecoder {
     /// has one (a car outside the house), so it is a warning, not an error.
     private mutating func checkNodeInside(_ node: Node, _ at: (line: Int, key: String)) {
         let floors = site.floors.filter { node.floors.isEmpty || node.floors.contains($0.id) }
-        guard !floors.isEmpty else { return }
+        guard !floors.isEmpty, !floors.contains(where: { floorsWithoutBounds.contains($0.id) }) else { return }
         let t = Self.boundsTolerance
         let inside = floors.contains { f in
             (f.bounds.min.x - t...f.bounds.max.x + t).contains(node.point.x)
