@@ -32,7 +32,14 @@ public struct ExtendedReassembler {
     /// The most advertising data one advertisement may carry (Core Vol 6 Part B 2.3.4.9).
     public static let maximumLength = 1650
 
-    private var pending: [Key: (data: [UInt8], fragments: Int)] = [:]
+    /// The fragments so far and the header of the latest one.
+    private struct Partial {
+        var header: AdvertisingReportHeader
+        var data: [UInt8] = []
+        var fragments = 0
+    }
+
+    private var pending: [Key: Partial] = [:]
     private let maximumPending: Int
     /// Unfinished advertisements dropped to stay within `maximumPending`.
     public private(set) var dropped = 0
@@ -48,7 +55,8 @@ public struct ExtendedReassembler {
         guard header.format == .extended else { return .passThrough }
         let key = Key(header)
         if header.dataStatus != .incomplete && pending[key] == nil { return .passThrough }
-        var entry = pending.removeValue(forKey: key) ?? ([], 0)
+        var entry = pending.removeValue(forKey: key) ?? Partial(header: header)
+        entry.header = header
         entry.data.append(contentsOf: view.data)
         entry.fragments += 1
         return finish(key, header, entry)
@@ -67,8 +75,18 @@ public struct ExtendedReassembler {
         }
     }
 
-    private mutating func finish(_ key: Key, _ header: AdvertisingReportHeader,
-                                 _ entry: (data: [UInt8], fragments: Int)) -> Outcome {
+    /// Hands over the advertisements still waiting for fragments (their data status stays
+    /// incomplete) and forgets them: at the end of a capture, nothing more will come.
+    public mutating func flush() -> [AdvertisingReport] {
+        defer { pending.removeAll() }
+        return pending.values.map { entry in
+            var report = AdvertisingReport(header: entry.header, data: entry.data)
+            report.fragments = entry.fragments
+            return report
+        }
+    }
+
+    private mutating func finish(_ key: Key, _ header: AdvertisingReportHeader, _ entry: Partial) -> Outcome {
         var last = header
         let overflow = entry.data.count > Self.maximumLength
         if header.dataStatus == .incomplete && !overflow {

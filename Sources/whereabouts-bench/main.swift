@@ -1,2 +1,2 @@
-import CMallocCounter
-print("whereabouts-bench: no benchmarks yet (allocations so far: \(whereabouts_malloc_count()))")
+// Each benchmark lives in its own file and is called here, one line each.
+runDecoderBench()
