@@ -1,0 +1,59 @@
+import Wire
+
+/// Everything the engine keeps about one device, indexed densely.
+struct DeviceState: Sendable {
+    var id: String
+    var name: String?
+    /// RSSI at 1 m from the site's device list; beats the frame's measured power.
+    var configuredTxRef: Double?
+    /// Matched `exclude_devices`: readings are refused.
+    var excluded: Bool
+    /// This device's links in the engine's `LinkStore`, one per node that heard it.
+    var links: [Int32] = []
+    var lastReading = -Double.infinity
+    /// The measured power of the latest frame that carried one.
+    var frameTxRef: Double?
+    var isQueued = false
+    var lastSolve = -Double.infinity
+    var track: Track
+    var presence = Presence()
+    var confidence = 0.0
+    var fixes = 0
+    /// Seen since the last away or start.
+    var isPresent = false
+
+    var txRef: Double? { configuredTxRef ?? frameTxRef }
+}
+
+/// Counters of readings the engine refused, by reason.
+public struct Rejections: Sendable, Equatable {
+    /// The node is not in the site file.
+    public var unknownNode = 0
+    /// Older than the watermark allows.
+    public var late = 0
+    /// RSSI outside what a radio reports (-127...-1 dBm).
+    public var badRSSI = 0
+    /// The device matches `exclude_devices`.
+    public var excluded = 0
+    public var total: Int { unknownNode + late + badRSSI + excluded }
+}
+
+/// Why `Engine.ingest` refused a reading.
+public enum Rejection: String, Sendable {
+    case unknownNode = "unknown_node", late, badRSSI = "bad_rssi", excluded
+}
+
+/// `*` any run, `?` one character: the globs of `exclude_devices`.
+func globMatches(_ pattern: Substring, _ text: Substring) -> Bool {
+    guard let first = pattern.first else { return text.isEmpty }
+    if first == "*" {
+        var rest = text[...]
+        while true {
+            if globMatches(pattern.dropFirst(), rest) { return true }
+            guard !rest.isEmpty else { return false }
+            rest = rest.dropFirst()
+        }
+    }
+    guard let c = text.first, first == "?" || first == c else { return false }
+    return globMatches(pattern.dropFirst(), text.dropFirst())
+}

@@ -1,0 +1,53 @@
+/// Natural logarithm and exponential in pure Swift.
+///
+/// The standard library has no `log`/`exp` without importing Glibc or Foundation, which the
+/// pure modules do not; these are accurate to a few ulps over the ranges positioning uses.
+enum Elementary {
+    static let ln2 = 0.6931471805599453
+
+    /// ln(x); `-inf` for 0, NaN for negatives and NaN.
+    static func log(_ x: Double) -> Double {
+        guard x > 0, x.isFinite else { return x == 0 ? -.infinity : (x.isNaN || x < 0 ? .nan : x) }
+        // x = m · 2^e with m in [√½, √2), then ln m = 2·atanh(s), s = (m-1)/(m+1), |s| < 0.172.
+        var e = Double(x.exponent)
+        var m = x.significand
+        if m > 1.4142135623730951 { m /= 2; e += 1 }
+        let s = (m - 1) / (m + 1), s2 = s * s
+        var term = s, sum = s
+        var k = 3.0
+        while k < 26 {
+            term *= s2
+            sum += term / k
+            k += 2
+        }
+        return 2 * sum + e * ln2
+    }
+
+    /// e^x; 0 below -745, +inf above 709.
+    static func exp(_ x: Double) -> Double {
+        guard x.isFinite else { return x.isNaN ? .nan : (x > 0 ? .infinity : 0) }
+        if x > 709.78 { return .infinity }
+        if x < -745.1 { return 0 }
+        // x = k·ln2 + r with |r| ≤ ln2/2; e^r by Taylor, then scale by 2^k.
+        let k = (x / ln2).rounded()
+        let r = x - k * ln2
+        var term = 1.0, sum = 1.0
+        for i in 1...14 {
+            term *= r / Double(i)
+            sum += term
+        }
+        return k < 1000 ? scale(sum, Int(k)) : .infinity
+    }
+
+    /// 10^x.
+    static func exp10(_ x: Double) -> Double { exp(x * 2.302585092994046) }
+
+    /// log10(x).
+    static func log10(_ x: Double) -> Double { log(x) / 2.302585092994046 }
+
+    private static func scale(_ v: Double, _ k: Int) -> Double {
+        // Two steps keep subnormal results and large k inside Double's exponent range.
+        let half = k / 2
+        return v * Double(sign: .plus, exponent: half, significand: 1) * Double(sign: .plus, exponent: k - half, significand: 1)
+    }
+}

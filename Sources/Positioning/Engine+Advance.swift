@@ -1,0 +1,84 @@
+import Wire
+
+extension Engine {
+    /// Moves event time to `t`: solves devices with new readings (at most once per
+    /// `updateInterval` each), marks devices silent for `away_after` as away, and appends
+    /// what happened to `output`.
+    public func advance(to t: Double, into output: inout [EngineOutput]) {
+        guard t.isFinite else { return }
+        watermark = max(watermark, t)
+        var kept = 0
+        for i in queue.indices {
+            let d = Int(queue[i])
+            if t - devices[d].lastSolve >= options.updateInterval {
+                solve(device: d, at: t, into: &output)
+                devices[d].lastSolve = t
+                // Readings stamped after `t` wait for a later advance.
+                if devices[d].lastReading <= t { devices[d].isQueued = false; continue }
+            }
+            queue[kept] = queue[i]
+            kept += 1
+        }
+        queue.removeLast(queue.count - kept)
+        if t >= nextAwaySweep {
+            sweepAway(at: t, into: &output)
+            nextAwaySweep = t + 1
+        }
+    }
+
+    /// Closes every open room and zone visit at `t` (a clean shutdown): one exit per enter.
+    public func shutdown(at t: Double) -> [ZoneEvent] {
+        var output: [EngineOutput] = []
+        for d in devices.indices where devices[d].isPresent { leave(device: d, at: t, into: &output) }
+        return output.compactMap { if case .event(let e) = $0 { e } else { nil } }
+    }
+
+    private func sweepAway(at t: Double, into output: inout [EngineOutput]) {
+        let limit = site.positioning.awayAfter
+        for d in devices.indices where devices[d].isPresent && t - devices[d].lastReading > limit {
+            leave(device: d, at: t, into: &output)
+            output.append(.update(update(device: d, at: t, nearest: nil)))
+        }
+    }
+
+    private func leave(device d: Int, at t: Double, into output: inout [EngineOutput]) {
+        let confidence = devices[d].confidence
+        devices[d].presence.leave(at: t) { kind, zone, isRoom, dwell in
+            output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: confidence, dwell: dwell)))
+        }
+        devices[d].isPresent = false
+        devices[d].track.floor = -1
+    }
+
+    private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) {
+        gatherObservations(device: d, at: t)
+        guard !observations.isEmpty, let fix = bestFix(device: d, at: t) else { return }
+        var position = fix.position
+        if locatorKind.isTracked {
+            devices[d].track.update(fix, at: t)
+            position = geometry.clamp(devices[d].track.position, floor: fix.floor)
+        } else {
+            devices[d].track.start(fix, at: t)
+        }
+        devices[d].confidence = fix.confidence
+        devices[d].fixes = fix.fixes
+        devices[d].isPresent = true
+        devices[d].presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, at: t,
+                                    site: geometry, options: options) { kind, zone, isRoom, dwell in
+            output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
+        }
+        output.append(.update(update(device: d, at: t, nearest: nearestNode(to: position, floor: fix.floor))))
+    }
+
+    /// The device's smoothed observation from every node that heard it within the window.
+    private func gatherObservations(device d: Int, at t: Double) {
+        observations.removeAll(keepingCapacity: true)
+        let txRef = devices[d].txRef ?? site.positioning.txRefDefault
+        for l in devices[d].links {
+            guard let s = links.smoothed(link: l, at: t, window: site.positioning.window, scratch: &samples) else { continue }
+            let n = Int(links.node[Int(l)])
+            observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
+                                            txRef: txRef, samples: s.samples))
+        }
+    }
+}

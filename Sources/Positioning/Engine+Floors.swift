@@ -1,0 +1,71 @@
+import Wire
+
+extension Engine {
+    /// Solves on each floor the strongest nodes hear and keeps the best-fitting fix; the
+    /// floor the device is tracked on wins ties, so a device does not flip floors on noise.
+    func bestFix(device d: Int, at t: Double) -> Fix? {
+        guard geometry.floors.count > 1 else { return solve(device: d, floor: 0, at: t, all: true) }
+        var best: Fix?
+        var bestScore = Double.infinity
+        var tried: (Int, Int, Int) = (-1, -1, -1)
+        for _ in 0..<3 {
+            guard let f = strongestUntriedFloor(excluding: tried) else { break }
+            tried = (tried.1, tried.2, f)
+            guard let fix = solve(device: d, floor: f, at: t, all: false) else { continue }
+            let score = fix.cost * (f == devices[d].track.floor ? 0.8 : 1) - Double(fix.fixes) * 0.01
+            if score < bestScore { best = fix; bestScore = score }
+        }
+        return best
+    }
+
+    private func solve(device d: Int, floor f: Int, at t: Double, all: Bool) -> Fix? {
+        guard geometry.floors.indices.contains(f) else { return nil }
+        let track = devices[d].track
+        let hint = track.isStarted && track.floor == f ? track.predicted(at: t) : nil
+        if all { return locator.locate(&observations, floor: f, site: geometry, model: model, hint: hint) }
+        floorObservations.removeAll(keepingCapacity: true)
+        for o in observations where geometry.nodes[Int(o.node)].floors.contains(f) { floorObservations.append(o) }
+        return locator.locate(&floorObservations, floor: f, site: geometry, model: model, hint: hint)
+    }
+
+    /// The floor of the strongest observation whose floors are not all tried yet.
+    private func strongestUntriedFloor(excluding tried: (Int, Int, Int)) -> Int? {
+        var best: (floor: Int, score: Double)?
+        for o in observations {
+            for f in geometry.nodes[Int(o.node)].floors where f != tried.0 && f != tried.1 && f != tried.2 {
+                let score = o.rssi - o.txRef
+                if score > (best?.score ?? -.infinity) { best = (f, score) }
+            }
+        }
+        return best?.floor
+    }
+
+    /// The strongest observation's node, with the distance the model gives through walls.
+    func nearestNode(to p: Point3, floor: Int) -> NodeRange? {
+        guard var best = observations.first else { return nil }
+        for o in observations.dropFirst() where o.rssi - o.txRef > best.rssi - best.txRef { best = o }
+        let walls = geometry.wallLoss(floor: floor, from: p.xy, to: best.position.xy)
+        let d = model.distance(rssi: best.rssi, txRef: best.txRef, walls: walls)
+        return NodeRange(node: geometry.nodes[Int(best.node)].name, distance: d, proximity: Proximity(distance: d))
+    }
+
+    func update(device d: Int, at t: Double, nearest: NodeRange?) -> DeviceUpdate {
+        let state = devices[d]
+        let p = state.track.position
+        let room = state.presence.room >= 0 ? geometry.rooms[state.presence.room].id : nil
+        let floor = state.presence.floor >= 0 ? geometry.floors[state.presence.floor].id : nil
+        var zones: [String] = []
+        for z in state.presence.zonesInside { zones.append(geometry.zones[z].id) }
+        return DeviceUpdate(id: state.id, name: state.name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
+                            room: state.isPresent ? room : nil, zones: zones, confidence: state.confidence,
+                            fixes: state.fixes, since: state.presence.roomSince, nearest: nearest)
+    }
+
+    func event(_ kind: ZoneEvent.Kind, device d: Int, zone: Int, isRoom: Bool, at t: Double,
+               confidence: Double, dwell: Double?) -> ZoneEvent {
+        let area = isRoom ? geometry.rooms[zone] : geometry.zones[zone]
+        let floor = geometry.floors.indices.contains(area.floor) ? geometry.floors[area.floor].id : nil
+        return ZoneEvent(type: kind, device: devices[d].id, zone: area.id, floor: floor, t: t,
+                         confidence: confidence, dwell: dwell, isRoom: isRoom)
+    }
+}

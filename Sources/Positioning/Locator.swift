@@ -1,0 +1,60 @@
+import Wire
+
+/// What one node tells a solver about one device: where the node is and the device's
+/// smoothed RSSI there (with the node's `rx_adj` applied).
+struct Observation: Sendable {
+    var node: Int32
+    var position: Point3
+    var rssi: Double
+    /// The device's RSSI at 1 m.
+    var txRef: Double
+    /// Samples behind the smoothed RSSI.
+    var samples: Int
+    /// Wall attenuation on the line of sight from the current estimate; solvers refresh it.
+    var walls: Double = 0
+}
+
+/// A position estimate from one solve, before tracking.
+struct Fix: Sendable {
+    var position: Point3
+    var floor: Int
+    /// Horizontal covariance (m²) and vertical variance of the estimate.
+    var xx: Double, xy: Double, yy: Double, zz: Double
+    /// 0...1: how much to trust this fix, from residuals, geometry and node count.
+    var confidence: Double
+    /// Nodes that contributed.
+    var fixes: Int
+    /// Mean robust cost per observation (lower fits better); compares floors.
+    var cost: Double
+}
+
+/// The locators a site can use, selectable by name on the command line.
+public enum LocatorKind: String, Sendable, CaseIterable {
+    /// Robust weighted multilateration in dB space (Levenberg–Marquardt with a Huber loss).
+    case `default`
+    /// The strongest node's position: what nearest-room systems report.
+    case nearest
+    /// ESPresense-companion's approach: Nelder–Mead on distance residuals with a fitted scale.
+    case nelderMead = "nelder-mead"
+
+    /// Whether positions from this locator go through the motion model. The nearest-node
+    /// baseline reports node positions as they are, like the systems it stands for.
+    var isTracked: Bool { self != .nearest }
+}
+
+/// A solver: observations of one device on one floor → a fix.
+protocol Locator: Sendable {
+    /// `hint` is the tracker's predicted position, when there is one.
+    func locate(_ observations: inout [Observation], floor: Int, site: SiteGeometry,
+                model: PathLoss, hint: Point3?) -> Fix?
+}
+
+extension LocatorKind {
+    func makeLocator() -> any Locator {
+        switch self {
+        case .default: Multilateration()
+        case .nearest: NearestNodeLocator()
+        case .nelderMead: NelderMeadLocator()
+        }
+    }
+}

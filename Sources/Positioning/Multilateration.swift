@@ -1,0 +1,127 @@
+import Wire
+
+/// The default locator: robust weighted multilateration in 3-D inside the floor's box.
+///
+/// Residuals are in dB (measured minus modelled RSSI): shadowing is roughly log-normal, so
+/// errors are closer to Gaussian there than in metres, and near nodes — where a metre
+/// changes the RSSI most — weigh most through the Jacobian itself. A Huber loss bounds the
+/// pull of a node whose reading is off (a body, a door, a reflection); Levenberg–Marquardt
+/// keeps steps safe near nodes where the model is steep. One or two nodes cannot fix a
+/// position: those cases fall back to the strongest node or the line between two.
+struct Multilateration: Locator {
+    /// Nominal shadowing spread, dB: scales residuals for the loss and the covariance.
+    var sigma = 6.0
+    /// Huber threshold in units of `sigma`.
+    var huber = 1.5
+    var iterations = 12
+
+    func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
+        switch obs.count {
+        case 0: return nil
+        case 1: return FewNodes.one(obs[0], floor: floor, site: site, model: model, hint: hint)
+        case 2: return FewNodes.two(obs[0], obs[1], floor: floor, site: site, model: model)
+        default: break
+        }
+        let start = site.clamp(hint ?? FewNodes.centroidOfStrongest(obs), floor: floor)
+        let problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
+        problem.refreshWalls(&obs, at: start, site: site)
+        var x = start
+        var cost = problem.cost(obs, at: x)
+        var lambda = 1e-2
+        for _ in 0..<iterations {
+            let (a, g) = problem.normalEquations(obs, at: x)
+            var damped = a
+            damped.xx += lambda * a.xx + 1e-6; damped.yy += lambda * a.yy + 1e-6; damped.zz += lambda * a.zz + 1e-6
+            guard let inverse = damped.inverse else { break }
+            let step = inverse.times((-g.0, -g.1, -g.2))
+            let candidate = site.clamp(Point3(x.x + step.0, x.y + step.1, x.z + step.2), floor: floor)
+            let candidateCost = problem.cost(obs, at: candidate)
+            if candidateCost < cost {
+                let moved = distance(candidate, x)
+                x = candidate; cost = candidateCost
+                lambda = max(lambda / 3, 1e-4)
+                if moved < 1e-3 { break }
+            } else {
+                lambda *= 4
+                if lambda > 1e4 { break }
+            }
+        }
+        problem.refreshWalls(&obs, at: x, site: site)
+        return problem.fix(obs, at: x, cost: problem.cost(obs, at: x))
+    }
+}
+
+/// The robust least-squares problem of one solve.
+struct Problem {
+    var sigma: Double
+    var huber: Double
+    var slope: Double
+    var floor: Int
+
+    func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) {
+        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return }
+        for i in obs.indices { obs[i].walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy) }
+    }
+
+    /// Standardised residual of one observation at `x`, and the distance.
+    @inline(__always)
+    func residual(_ o: Observation, at x: Point3) -> (e: Double, d: Double) {
+        let d = max(distance(x, o.position), 0.3)
+        let expected = o.txRef - slope * Elementary.log(d) - o.walls
+        return ((o.rssi - expected) / sigma, d)
+    }
+
+    /// A node heard once or twice counts less than one heard throughout the window.
+    @inline(__always)
+    func weight(_ o: Observation) -> Double { Double(min(o.samples, 3)) / 3 }
+
+    @inline(__always)
+    func huberWeight(_ e: Double) -> Double { abs(e) <= huber ? 1 : huber / abs(e) }
+
+    func cost(_ obs: [Observation], at x: Point3) -> Double {
+        var sum = 0.0
+        for o in obs {
+            let a = abs(residual(o, at: x).e)
+            sum += weight(o) * (a <= huber ? 0.5 * a * a : huber * (a - 0.5 * huber))
+        }
+        return sum
+    }
+
+    /// Gauss–Newton normal equations `A = Σ w J Jᵀ`, `g = Σ w e J` with IRLS Huber weights.
+    func normalEquations(_ obs: [Observation], at x: Point3) -> (Symmetric3, (Double, Double, Double)) {
+        var a = Symmetric3()
+        var g = (0.0, 0.0, 0.0)
+        for o in obs {
+            let (e, d) = residual(o, at: x)
+            let k = slope / (sigma * d * d)
+            let j = (k * (x.x - o.position.x), k * (x.y - o.position.y), k * (x.z - o.position.z))
+            let w = weight(o) * huberWeight(e)
+            a.addOuter(j, weight: w)
+            g.0 += w * e * j.0; g.1 += w * e * j.1; g.2 += w * e * j.2
+        }
+        return (a, g)
+    }
+
+    /// The fix at the solution: covariance from the normal equations scaled by the fit.
+    func fix(_ obs: [Observation], at x: Point3, cost: Double) -> Fix {
+        let (a, _) = normalEquations(obs, at: x)
+        var ridge = a
+        ridge.xx += 1e-3; ridge.yy += 1e-3; ridge.zz += 1e-3
+        let c = ridge.inverse ?? Symmetric3(xx: 100, yy: 100, zz: 100)
+        let dof = Double(max(obs.count - 3, 1))
+        let fitScale = max(1, 2 * cost / dof)
+        let xx = min(c.xx * fitScale, 400), yy = min(c.yy * fitScale, 400)
+        let spread = (xx + yy).squareRoot()
+        let nodes = Double(obs.count)
+        let confidence = (1 / (1 + spread * spread / 4)) * min(1, nodes / 4)
+        return Fix(position: x, floor: floor, xx: xx, xy: c.xy * fitScale, yy: yy,
+                   zz: min(c.zz * fitScale, 100), confidence: confidence, fixes: obs.count,
+                   cost: cost / nodes)
+    }
+}
+
+@inline(__always)
+func distance(_ a: Point3, _ b: Point3) -> Double {
+    let dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z
+    return (dx * dx + dy * dy + dz * dz).squareRoot()
+}

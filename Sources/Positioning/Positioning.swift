@@ -1,1 +1,0 @@
-// Positioning module: see the architecture notes in README.md.

@@ -1,0 +1,133 @@
+import Wire
+
+/// The site compiled for the engine: dense indices for floors, rooms, zones and nodes,
+/// walls as flat segments, and which rooms a device may move between.
+struct SiteGeometry: Sendable {
+    struct FloorInfo: Sendable {
+        var id: String
+        var min: Point3
+        var max: Point3
+        var walls: [WallSegment]
+        var rooms: [Int]
+    }
+
+    struct WallSegment: Sendable {
+        var a: Point2
+        var b: Point2
+        var attenuation: Double
+    }
+
+    /// A room or a non-room zone, with the floor it lies on.
+    struct Area: Sendable {
+        var id: String
+        var floor: Int
+        var points: [Point2]
+    }
+
+    struct NodeInfo: Sendable {
+        var name: String
+        var point: Point3
+        /// Floor indices this node hears; every floor when the site lists none.
+        var floors: [Int]
+        var rxAdj: Double
+    }
+
+    var floors: [FloorInfo] = []
+    var rooms: [Area] = []
+    var zones: [Area] = []
+    var nodes: [NodeInfo] = []
+    /// `roomCount × roomCount`: whether a device may go straight from one room to the other.
+    var adjacent: [Bool] = []
+
+    init(_ site: Site) {
+        var floorIndex: [String: Int] = [:]
+        for (f, floor) in site.floors.enumerated() {
+            floorIndex[floor.id] = f
+            var info = FloorInfo(id: floor.id, min: floor.bounds.min, max: floor.bounds.max, walls: [], rooms: [])
+            for wall in floor.walls where wall.points.count >= 2 {
+                for i in 1..<wall.points.count {
+                    info.walls.append(WallSegment(a: wall.points[i - 1], b: wall.points[i], attenuation: wall.attenuation))
+                }
+            }
+            for room in floor.rooms {
+                info.rooms.append(rooms.count)
+                rooms.append(Area(id: room.id, floor: f, points: room.points))
+            }
+            floors.append(info)
+        }
+        zones = site.zones.map { Area(id: $0.id, floor: floorIndex[$0.floor] ?? -1, points: $0.points) }
+        nodes = site.nodes.map { node in
+            let listed = node.floors.compactMap { floorIndex[$0] }
+            return NodeInfo(name: node.name, point: node.point,
+                            floors: listed.isEmpty ? Array(site.floors.indices) : listed, rxAdj: node.rxAdj)
+        }
+        adjacent = Self.adjacency(site: site, rooms: rooms)
+    }
+
+    /// Summed attenuation of the walls crossed by the line from `a` to `b` on `floor`.
+    func wallLoss(floor: Int, from a: Point2, to b: Point2) -> Double {
+        guard floors.indices.contains(floor) else { return 0 }
+        var loss = 0.0
+        for wall in floors[floor].walls where Segment.intersects(a, b, wall.a, wall.b) {
+            loss += wall.attenuation
+        }
+        return loss
+    }
+
+    /// The room on `floor` containing `p`, else the nearest one (rooms partition a floor,
+    /// so a point in no room sits in a gap of the drawing), with the depth inside it.
+    func room(at p: Point2, floor: Int) -> (room: Int, depth: Double)? {
+        guard floors.indices.contains(floor) else { return nil }
+        var nearest: (room: Int, depth: Double)?
+        for r in floors[floor].rooms {
+            let edge = Polygon.distanceToBoundary(rooms[r].points, p)
+            if Polygon.contains(rooms[r].points, p) { return (r, edge) }
+            if -edge > (nearest?.depth ?? -.infinity) { nearest = (r, -edge) }
+        }
+        return nearest
+    }
+
+    /// `p` moved into the box of `floor`.
+    func clamp(_ p: Point3, floor: Int) -> Point3 {
+        let f = floors[floor]
+        return Point3(Swift.min(Swift.max(p.x, f.min.x), f.max.x),
+                      Swift.min(Swift.max(p.y, f.min.y), f.max.y),
+                      Swift.min(Swift.max(p.z, f.min.z), f.max.z))
+    }
+
+    func mayMove(from a: Int, to b: Int) -> Bool {
+        a == b || adjacent[a * rooms.count + b]
+    }
+
+    /// Doors decide adjacency on a floor that has any; elsewhere rooms whose outlines come
+    /// within 0.3 m of each other are adjacent. Rooms on different floors are never adjacent.
+    private static func adjacency(site: Site, rooms: [Area]) -> [Bool] {
+        let n = rooms.count
+        var adjacent = [Bool](repeating: false, count: n * n)
+        var index: [String: Int] = [:]
+        for (i, room) in rooms.enumerated() where index[room.id] == nil { index[room.id] = i }
+        for (f, floor) in site.floors.enumerated() {
+            let here = rooms.indices.filter { rooms[$0].floor == f }
+            if !floor.doors.isEmpty {
+                for door in floor.doors {
+                    guard let a = index[door.between.0], let b = index[door.between.1] else { continue }
+                    adjacent[a * n + b] = true
+                    adjacent[b * n + a] = true
+                }
+                continue
+            }
+            for a in here {
+                for b in here where b > a && touching(rooms[a].points, rooms[b].points) {
+                    adjacent[a * n + b] = true
+                    adjacent[b * n + a] = true
+                }
+            }
+        }
+        return adjacent
+    }
+
+    private static func touching(_ p: [Point2], _ q: [Point2], within tolerance: Double = 0.3) -> Bool {
+        p.contains { Polygon.distanceToBoundary(q, $0) <= tolerance }
+            || q.contains { Polygon.distanceToBoundary(p, $0) <= tolerance }
+    }
+}
