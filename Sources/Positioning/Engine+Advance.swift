@@ -43,9 +43,11 @@ extension Engine {
 
     private func leave(device d: Int, at t: Double, into output: inout [EngineOutput]) {
         let confidence = devices[d].confidence
-        devices[d].presence.leave(at: t) { kind, zone, isRoom, dwell in
+        var presence = takePresence(d)
+        presence.leave(at: t) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: confidence, dwell: dwell)))
         }
+        devices[d].presence = presence
         devices[d].isPresent = false
         devices[d].track.floor = -1
     }
@@ -63,11 +65,21 @@ extension Engine {
         devices[d].confidence = fix.confidence
         devices[d].fixes = fix.fixes
         devices[d].isPresent = true
-        devices[d].presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, at: t,
-                                    site: geometry, options: options) { kind, zone, isRoom, dwell in
+        var presence = takePresence(d)
+        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, at: t,
+                         site: geometry, options: options) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
+        devices[d].presence = presence
         output.append(.update(update(device: d, at: t, nearest: nearestNode(to: position, floor: fix.floor))))
+    }
+
+    /// Moves a device's presence out of `devices` so that emitting its events may read
+    /// `devices`, and so that the moved-out value is uniquely owned (no copy on write).
+    private func takePresence(_ d: Int) -> Presence {
+        var presence = Presence()
+        swap(&presence, &devices[d].presence)
+        return presence
     }
 
     /// The device's smoothed observation from every node that heard it within the window.

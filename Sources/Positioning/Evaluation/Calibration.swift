@@ -1,0 +1,83 @@
+import Wire
+
+/// A path-loss calibration fitted from walks with ground truth: one exponent for the site,
+/// and an offset per node (which becomes its `rx_adj` around a common `tx_ref`).
+///
+/// Fitted by linear least squares on `rssi = b_node - 10·n·log10(d)`. To be honest about
+/// accuracy, fit it on walks other than the one it is measured on.
+public struct Calibration: Sendable, Equatable {
+    public var absorption: Double
+    public var txRef: Double
+    /// Node name → dB added to its RSSI.
+    public var rxAdj: [String: Double]
+
+    /// `nil` when the walks give too little to fit (fewer readings than unknowns).
+    public static func fit(walks: [Walk], nodes: [Node]) -> Calibration? {
+        let k = nodes.count
+        var index: [String: Int] = [:]
+        for (i, n) in nodes.enumerated() { index[n.name] = i }
+        // Unknowns: [n, b_0 … b_{k-1}]; accumulate the normal equations.
+        let size = k + 1
+        var a = [Double](repeating: 0, count: size * size)
+        var rhs = [Double](repeating: 0, count: size)
+        var rows = 0
+        for walk in walks {
+            for (i, item) in walk.readings.enumerated() {
+                guard let node = index[item.node], item.reading.rssi < 0, i < walk.truth.count else { continue }
+                let truth = walk.truth(at: item.reading.t) ?? walk.truth[i].position
+                let d = max(distance(truth, nodes[node].point), 0.1)
+                let basis = -10 * Elementary.log10(d)
+                let columns = [(0, basis), (node + 1, 1.0)]
+                for (r, vr) in columns {
+                    rhs[r] += vr * Double(item.reading.rssi)
+                    for (c, vc) in columns { a[r * size + c] += vr * vc }
+                }
+                rows += 1
+            }
+        }
+        guard rows > size else { return nil }
+        for i in 1..<size where a[i * size + i] == 0 { a[i * size + i] = 1 } // unheard node: offset 0
+        guard let solution = solveLinear(a, rhs, size: size) else { return nil }
+        let heard = (0..<k).filter { a[($0 + 1) * size + $0 + 1] > 1 }
+        let txRef = heard.isEmpty ? -59 : heard.map { solution[$0 + 1] }.reduce(0, +) / Double(heard.count)
+        var rxAdj: [String: Double] = [:]
+        for i in heard { rxAdj[nodes[i].name] = txRef - solution[i + 1] }
+        return Calibration(absorption: solution[0], txRef: txRef, rxAdj: rxAdj)
+    }
+
+    /// The site with this calibration's exponent, reference power and node adjustments.
+    public func applied(to site: Site) -> Site {
+        var site = site
+        site.positioning.absorption = absorption
+        site.positioning.txRefDefault = txRef
+        for i in site.nodes.indices { site.nodes[i].rxAdj = rxAdj[site.nodes[i].name] ?? 0 }
+        return site
+    }
+}
+
+/// Gaussian elimination with partial pivoting on a row-major `size × size` system.
+func solveLinear(_ matrix: [Double], _ vector: [Double], size n: Int) -> [Double]? {
+    var a = matrix, b = vector
+    for col in 0..<n {
+        var pivot = col
+        for r in col..<n where abs(a[r * n + col]) > abs(a[pivot * n + col]) { pivot = r }
+        guard abs(a[pivot * n + col]) > 1e-12 else { return nil }
+        if pivot != col {
+            for c in 0..<n { a.swapAt(col * n + c, pivot * n + c) }
+            b.swapAt(col, pivot)
+        }
+        for r in (col + 1)..<n {
+            let f = a[r * n + col] / a[col * n + col]
+            guard f != 0 else { continue }
+            for c in col..<n { a[r * n + c] -= f * a[col * n + c] }
+            b[r] -= f * b[col]
+        }
+    }
+    var x = [Double](repeating: 0, count: n)
+    for r in stride(from: n - 1, through: 0, by: -1) {
+        var s = b[r]
+        for c in (r + 1)..<n { s -= a[r * n + c] * x[c] }
+        x[r] = s / a[r * n + r]
+    }
+    return x
+}
