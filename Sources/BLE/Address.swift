@@ -24,11 +24,15 @@ public struct BluetoothAddress: Hashable, Sendable, Comparable, CustomStringConv
     public var description: String {
         var out: [UInt8] = []
         out.reserveCapacity(17)
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func appendText(to out: inout [UInt8]) {
         for shift in stride(from: 40, through: 0, by: -8) {
             if shift != 40 { out.append(UInt8(ascii: ":")) }
             appendHex(UInt8(truncatingIfNeeded: rawValue >> UInt64(shift)), to: &out)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
@@ -104,6 +108,13 @@ extension AddressType {
 func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
     out.append(hexDigit(byte >> 4))
     out.append(hexDigit(byte & 0x0F))
+}
+
+/// The low `count` bytes of `value` as hex, most significant first.
+func appendHexBytes(_ value: UInt64, count: Int, to out: inout [UInt8]) {
+    for i in stride(from: count - 1, through: 0, by: -1) {
+        appendHex(UInt8(truncatingIfNeeded: value >> UInt64(8 * i)), to: &out)
+    }
 }
 
 @inline(__always)

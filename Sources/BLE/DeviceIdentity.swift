@@ -21,13 +21,50 @@ public enum DeviceIdentity: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The id string of SPEC §1, e.g. `iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42`.
+    /// Spelled into one byte buffer, so it costs two allocations.
     public var id: String {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
         switch self {
-        case let .iBeacon(uuid, major, minor): "iBeacon:\(uuid)-\(major)-\(minor)"
-        case let .altBeacon(id1, id2, id3): "altBeacon:\(id1)-\(id2)-\(id3)"
-        case let .eddystone(namespace, instance): "eddystone:\(namespace.hex)-\(instanceHex(instance))"
-        case let .mac(address): "mac:\(address)"
+        case let .iBeacon(uuid, major, minor):
+            append("iBeacon:", to: &out)
+            uuid.appendText(to: &out)
+            appendNumbers(major, minor, to: &out)
+        case let .altBeacon(id1, id2, id3):
+            append("altBeacon:", to: &out)
+            id1.appendText(to: &out)
+            appendNumbers(id2, id3, to: &out)
+        case let .eddystone(namespace, instance):
+            append("eddystone:", to: &out)
+            namespace.appendHex(to: &out)
+            out.append(UInt8(ascii: "-"))
+            appendHexBytes(instance, count: 6, to: &out)
+        case let .mac(address):
+            append("mac:", to: &out)
+            address.appendText(to: &out)
         }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private func append(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
+    }
+
+    /// `-<a>-<b>` in decimal.
+    private func appendNumbers(_ a: UInt16, _ b: UInt16, to out: inout [UInt8]) {
+        appendDecimal(a, to: &out)
+        appendDecimal(b, to: &out)
+    }
+
+    private func appendDecimal(_ number: UInt16, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "-"))
+        let start = out.count
+        var value = number
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(value % 10))
+            value /= 10
+        } while value > 0
+        out[start...].reverse()
     }
 
     /// The `kind` of SPEC §2 readings: `ibeacon`, `altbeacon`, `eddystone` or `mac`.

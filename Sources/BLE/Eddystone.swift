@@ -32,19 +32,14 @@ public struct EddystoneNamespace: Hashable, Sendable {
     public var hex: String {
         var out: [UInt8] = []
         out.reserveCapacity(20)
-        appendHex(UInt8(truncatingIfNeeded: high >> 8), to: &out)
-        appendHex(UInt8(truncatingIfNeeded: high), to: &out)
-        for shift in stride(from: 56, through: 0, by: -8) { appendHex(UInt8(truncatingIfNeeded: low >> UInt64(shift)), to: &out) }
+        appendHex(to: &out)
         return String(decoding: out, as: UTF8.self)
     }
-}
 
-/// 12 lower-case hex digits of a 6-byte instance id.
-func instanceHex(_ instance: UInt64) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity(12)
-    for shift in stride(from: 40, through: 0, by: -8) { appendHex(UInt8(truncatingIfNeeded: instance >> UInt64(shift)), to: &out) }
-    return String(decoding: out, as: UTF8.self)
+    func appendHex(to out: inout [UInt8]) {
+        appendHexBytes(UInt64(high), count: 2, to: &out)
+        appendHexBytes(low, count: 8, to: &out)
+    }
 }
 
 /// Eddystone-UID: TX power at 0 m, a 10-byte namespace and a 6-byte instance.

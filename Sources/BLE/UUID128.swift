@@ -30,11 +30,15 @@ public struct UUID128: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var description: String {
         var out: [UInt8] = []
         out.reserveCapacity(36)
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func appendText(to out: inout [UInt8]) {
         for i in 0..<16 {
             if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
             appendHex(byte(i), to: &out)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Lower-case hex without dashes.
