@@ -26,10 +26,17 @@ public final class Connection {
         guard rc == SQLITE_OK, let db else {
             let error = DatabaseError.last(db, code: rc)
             sqlite3_close_v2(db)
-            throw DatabaseError(extendedCode: error.extendedCode, message: "\(path): \(error.message)")
+            throw DatabaseError(extendedCode: error.extendedCode, message: "\(path): \(error.message)",
+                                systemErrno: error.systemErrno)
         }
         handle = db
         self.path = path
+        // SQLite quietly opens a file it cannot write read-only; a writer must hear it now,
+        // not as a puzzling error about the WAL's shared-memory file later.
+        if mode == .readWrite && sqlite3_db_readonly(db, "main") == 1 {
+            throw DatabaseError(extendedCode: SQLITE_READONLY,
+                                message: "\(path): the database file or its directory is read-only")
+        }
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(max(0, busyTimeout) * 1000))
         try execute("PRAGMA foreign_keys = ON")

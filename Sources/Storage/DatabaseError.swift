@@ -1,4 +1,9 @@
 internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A failed SQLite call: the result codes, SQLite's message and the SQL that failed.
 ///
@@ -11,17 +16,27 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public let message: String
     /// The statement that failed, when there was one.
     public let sql: String?
+    /// The operating system's `errno` behind an I/O failure (ENOSPC, EROFS, …), 0 when none.
+    public let systemErrno: Int32
 
-    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
         self.resultCode = extendedCode & 0xFF
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
+        self.systemErrno = systemErrno
     }
 
     /// What went wrong, in the words an operator acts on.
     public var kind: StorageStatus {
-        switch resultCode {
+        // SQLite reports a full or read-only disk as an I/O or cannot-open error at times;
+        // the OS's own errno says which.
+        switch systemErrno {
+        case ENOSPC, EDQUOT: return .diskFull
+        case EROFS, EACCES, EPERM: return .readOnly
+        default: break
+        }
+        return switch resultCode {
         case SQLITE_FULL: .diskFull
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH: .readOnly
         case SQLITE_BUSY, SQLITE_LOCKED: .locked
@@ -31,7 +46,8 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
-        var text = "\(message) (SQLite code \(resultCode), extended \(extendedCode))"
+        var text = "\(message) (SQLite code \(resultCode), extended \(extendedCode)"
+        text += systemErrno == 0 ? ")" : ", errno \(systemErrno): \(String(cString: strerror(systemErrno))))"
         if let sql { text += " in: \(sql)" }
         return text
     }
@@ -42,8 +58,11 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
             return DatabaseError(extendedCode: code, message: String(cString: sqlite3_errstr(code)), sql: sql)
         }
         let extended = sqlite3_extended_errcode(db)
-        return DatabaseError(extendedCode: extended == 0 ? code : extended,
-                             message: String(cString: sqlite3_errmsg(db)), sql: sql)
+        let full = extended == 0 ? code : extended
+        // errno is only meaningful right after an OS call failed; otherwise it is stale.
+        let osFailure = [SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_FULL, SQLITE_READONLY].contains(full & 0xFF)
+        return DatabaseError(extendedCode: full, message: String(cString: sqlite3_errmsg(db)), sql: sql,
+                             systemErrno: osFailure ? sqlite3_system_errno(db) : 0)
     }
 
     /// An error raised by this module rather than by SQLite (a schema the tool does not know).

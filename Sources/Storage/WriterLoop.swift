@@ -70,12 +70,13 @@ final class WriterLoop {
             let writer = try openStore()
             let start = monotonicNow()
             try writer.write(pending)
-            state.didCommit(through: pendingLast, writes: pending.count, latency: monotonicNow() - start)
-            pending.removeAll(keepingCapacity: true)
+            let latency = monotonicNow() - start
             if let since = failingSince {
-                log("storage: \(path): writes resumed after \(format(monotonicNow() - since)) s")
+                log("storage: \(path): writes resumed after \(format(monotonicNow() - since)) s, \(pending.count) queued writes stored")
                 failingSince = nil
             }
+            state.didCommit(through: pendingLast, writes: pending.count, latency: latency)
+            pending.removeAll(keepingCapacity: true)
             onCommit?(pendingLast)
             return true
         } catch {
