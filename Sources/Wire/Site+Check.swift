@@ -13,12 +13,6 @@ public enum CoverageRule {
     /// band's length, are nearly collinear.
     public static let collinearSpread = 0.5
     public static let collinearFraction = 0.1
-
-    /// The help text's statement of the rule.
-    public static let description = "a node hears a room when the straight line from the node to the room's "
-        + "inside point, \(Int(deviceHeight)) m above the floor, is at most \(Int(range)) m long and crosses at most "
-        + "\(maxWalls) walls; a room needs \(minimumNodes) such nodes. Nodes of a floor are nearly collinear when "
-        + "they fit in a band narrower than \(collinearSpread) m or a tenth of its length"
 }
 
 extension Site {

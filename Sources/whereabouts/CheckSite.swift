@@ -1,6 +1,41 @@
 import Options
+import Wire
+import YAML
+
+let checkSiteCommand = Command(
+    name: "whereabouts check-site",
+    abstract: "check a site file and report every problem",
+    usage: ["whereabouts check-site FILE"],
+    options: [],
+    positionals: "FILE",
+    discussion: """
+        Prints every problem as FILE:LINE: key: message, errors first, then warnings, then a summary.
+        Exits 1 when there is any error (the aggregator would refuse the file), 0 otherwise.
+
+        Warnings point at weak geometry: rooms with no node inside, rooms heard by fewer than three
+        nodes, nodes nearly on one line, overlapping rooms (rooms must partition a floor).
+        The rules behind them:
+          - a node hears a room when the straight line from the node to a point well inside the room,
+            \(CoverageRule.deviceHeight) m above the floor, is at most \(CoverageRule.range) m long and crosses at most
+            \(CoverageRule.maxWalls) wall segments; a room should be heard by \(CoverageRule.minimumNodes) nodes;
+          - a floor's nodes are nearly collinear when they fit in a band narrower than
+            \(CoverageRule.collinearSpread) m, or than a tenth of the band's length;
+          - rooms overlap when more than 0.05 m² lies inside both.
+        """)
 
 func runCheckSite(_ arguments: [String]) -> Int32 {
-    printError("whereabouts: this command is not implemented yet")
-    return ExitCode.failure
+    runTool(checkSiteCommand, arguments: arguments) { args in
+        guard args.positionals.count == 1, let path = args.positionals.first else {
+            throw UsageError(args.positionals.isEmpty ? "a site FILE is required" : "one site FILE at a time")
+        }
+        let decoded = Site.load(path: path)
+        let warnings = (decoded.warnings + decoded.site.geometryWarnings(locations: decoded.locations))
+            .enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+        for problem in decoded.errors + warnings { print("\(path):\(problem)") }
+        let site = decoded.site
+        let rooms = site.floors.reduce(0) { $0 + $1.rooms.count }
+        print("\(path): \(site.floors.count) floor(s), \(rooms) room(s), \(site.nodes.count) node(s), \(site.zones.count) zone(s), "
+              + "\(site.devices.count) device(s); \(decoded.errors.count) error(s), \(warnings.count) warning(s)")
+        return decoded.errors.isEmpty ? ExitCode.success : ExitCode.failure
+    }
 }

@@ -1,0 +1,19 @@
+import Wire
+import YAML
+
+/// A site file with errors: each problem as `FILE:LINE: key: message`, one per line.
+struct SiteFileError: Error, CustomStringConvertible {
+    let path: String
+    let problems: [SiteProblem]
+    var description: String {
+        "\(path) has \(problems.count) error(s):\n" + problems.map { "\(path):\($0)" }.joined(separator: "\n")
+    }
+}
+
+/// Reads, parses and decodes a site file; throws `SiteFileError` listing every error.
+/// Warnings do not stop a command; `whereabouts check-site` shows them.
+func loadSite(path: String) throws -> Site {
+    let decoded = Site.load(path: path)
+    guard decoded.errors.isEmpty else { throw SiteFileError(path: path, problems: decoded.errors) }
+    return decoded.site
+}
