@@ -4,7 +4,7 @@ import Wire
 ///
 /// A room changes only when another room has held the position, at least `margin` inside
 /// it, for `dwell` seconds — longer when the rooms are not joined. Zones are entered after
-/// `dwell` seconds inside and left after `dwell` seconds outside. Every enter is paired
+/// `dwell` seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is paired
 /// with exactly one exit, including on `leave` (away or shutdown).
 struct Presence: Sendable {
     struct Visit: Sendable {
@@ -51,9 +51,10 @@ struct Presence: Sendable {
     private mutating func updateZones(_ p: Point2, floor f: Int, at t: Double, site: SiteGeometry,
                                       options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         for z in site.zones.indices {
-            let inside = site.zones[z].floor == f && Polygon.contains(site.zones[z].points, p)
+            let side = Self.side(of: p, in: site.zones[z], floor: f, margin: options.margin)
             if let v = visits.firstIndex(where: { $0.zone == z }) {
-                if inside == visits[v].inside { visits[v].pendingSince = nil; continue }
+                // Near the edge the zone keeps its state: only a clear side starts a change.
+                if side == nil || side == visits[v].inside { visits[v].pendingSince = nil; continue }
                 let since = visits[v].pendingSince ?? t
                 visits[v].pendingSince = since
                 guard t - since >= options.dwell else { continue }
@@ -64,7 +65,7 @@ struct Presence: Sendable {
                     visits[v].inside = true; visits[v].enteredAt = t; visits[v].pendingSince = nil
                     emit(.enter, z, false, nil)
                 }
-            } else if inside {
+            } else if side == true {
                 // Start the clock; the enter comes once the dwell has passed inside.
                 visits.append(Visit(zone: z, inside: false, enteredAt: t, pendingSince: t))
                 if options.dwell <= 0 { visits[visits.count - 1].inside = true; emit(.enter, z, false, nil) }
@@ -72,6 +73,16 @@ struct Presence: Sendable {
         }
         // Forget zones that were only pending and are no longer entered.
         visits.removeAll { !$0.inside && $0.pendingSince == nil }
+    }
+
+    /// `true` clearly inside, `false` clearly outside (or on another floor), `nil` within
+    /// the margin of the edge. Small zones get a margin of a quarter of their size.
+    private static func side(of p: Point2, in zone: SiteGeometry.Area, floor: Int, margin: Double) -> Bool? {
+        guard zone.floor == floor else { return false }
+        let m = min(margin, zone.size / 4)
+        let inside = Polygon.contains(zone.points, p)
+        if m <= 0 { return inside }
+        return Polygon.distanceToBoundary(zone.points, p) >= m ? inside : nil
     }
 
     /// The device left (away, or the engine shuts down): close every open visit.

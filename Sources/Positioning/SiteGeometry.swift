@@ -22,6 +22,13 @@ struct SiteGeometry: Sendable {
         var id: String
         var floor: Int
         var points: [Point2]
+        /// √area: how big a margin the area can afford.
+        var size: Double
+
+        init(id: String, floor: Int, points: [Point2]) {
+            self.id = id; self.floor = floor; self.points = points
+            size = abs(Polygon.signedArea(points)).squareRoot()
+        }
     }
 
     struct NodeInfo: Sendable {

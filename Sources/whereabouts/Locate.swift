@@ -1,6 +1,149 @@
+import Foundation
 import Options
+import Positioning
+import Wire
+
+let locateCommand = Command(
+    name: "whereabouts locate",
+    abstract: "run the positioning engine offline over recorded readings",
+    usage: ["whereabouts locate --site FILE --input READINGS.jsonl [--locator default|nearest|nelder-mead]"],
+    options: [
+        .value("site", "FILE", help: "The site file (YAML)."),
+        .value("input", "FILE", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input."),
+        .value("locator", "NAME", help: "default, nearest or nelder-mead.", default: "default"),
+    ],
+    discussion: """
+        Writes one JSON line per position update {"t","id","x","y","z","floor","room","zones","confidence"}
+        and one per room or zone event {"event":"enter"|"exit","device","zone","floor","t","confidence","dwell"}.
+        The engine runs on the readings' own timestamps, so the output is the same on every run.
+        At the end of the input every open visit is closed, as on a clean shutdown.
+        """)
 
 func runLocate(_ arguments: [String]) -> Int32 {
-    printError("whereabouts: this command is not implemented yet")
-    return ExitCode.failure
+    runTool(locateCommand, arguments: arguments) { args in
+        let sitePath = try args.require("site")
+        let input = try args.require("input")
+        let name = args.string("locator") ?? "default"
+        guard let kind = LocatorKind(rawValue: name) else {
+            throw UsageError("--locator expects one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
+        }
+        let site = try loadSite(path: sitePath)
+        guard let data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: input) else {
+            printError("whereabouts locate: cannot read \(input)")
+            return ExitCode.failure
+        }
+        var run = LocateRun(engine: Engine(site: site, locator: kind))
+        for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+            do {
+                let (batch, topicNode) = try decodeLine(Array(line))
+                run.take(batch, node: topicNode ?? batch.node)
+            } catch {
+                run.badLines += 1
+                printError("whereabouts locate: line \(number + 1): \(error)")
+            }
+        }
+        run.finish()
+        let r = run.engine.rejections
+        printError("whereabouts locate: \(run.engine.accepted) readings used; refused: \(r.unknownNode) from unknown nodes, "
+            + "\(r.late) late, \(r.badRSSI) bad RSSI, \(r.excluded) excluded; \(run.badLines) bad lines")
+        return ExitCode.success
+    }
+}
+
+/// A SPEC batch line, or a `{"topic","payload"}` record whose topic names the node.
+func decodeLine(_ bytes: [UInt8]) throws -> (Batch, String?) {
+    var bad = 0
+    if let batch = try? Batch.decode(bytes, badReadings: &bad) { return (batch, nil) }
+    guard let record = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+          let topic = record["topic"] as? String, let payload = record["payload"] else {
+        return (try Batch.decode(bytes, badReadings: &bad), nil)
+    }
+    let payloadBytes: [UInt8]
+    if let text = payload as? String {
+        payloadBytes = Array(text.utf8)
+    } else {
+        payloadBytes = Array(try JSONSerialization.data(withJSONObject: payload))
+    }
+    let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+    var node: String?
+    if levels.count >= 3, levels[levels.count - 3] == "nodes", levels[levels.count - 1] == "readings" {
+        node = Topics.unescape(levels[levels.count - 2])
+    }
+    return (try Batch.decode(payloadBytes, badReadings: &bad), node)
+}
+
+/// Feeds batches to the engine on event time and prints what comes out.
+struct LocateRun {
+    let engine: Engine
+    var badLines = 0
+    private var tick = -Double.infinity
+    private var last = -Double.infinity
+    private var output: [EngineOutput] = []
+    private var json = JSONWriter(capacity: 512)
+
+    init(engine: Engine) { self.engine = engine }
+
+    mutating func take(_ batch: Batch, node: String) {
+        for reading in batch.readings {
+            if tick == -.infinity { tick = reading.t + engine.options.updateInterval }
+            advance(through: reading.t)
+            engine.ingest(node: node, reading: reading)
+            last = max(last, reading.t)
+        }
+    }
+
+    /// Moves event time in `updateInterval` steps up to `t`.
+    private mutating func advance(through t: Double) {
+        while tick < t {
+            engine.advance(to: tick, into: &output)
+            tick += engine.options.updateInterval
+        }
+        flush()
+    }
+
+    mutating func finish() {
+        guard last > -.infinity else { return }
+        advance(through: last)
+        engine.advance(to: tick, into: &output)
+        flush()
+        for event in engine.shutdown(at: tick) { write(event) }
+    }
+
+    private mutating func flush() {
+        for item in output {
+            switch item {
+            case .update(let u): write(u)
+            case .event(let e): write(e)
+            }
+        }
+        output.removeAll(keepingCapacity: true)
+    }
+
+    private mutating func write(_ u: DeviceUpdate) {
+        json.reset()
+        json.objectStart()
+        json.key("t"); json.time(u.t)
+        json.field("id", u.id)
+        json.field("x", u.x, decimals: 2); json.field("y", u.y, decimals: 2); json.field("z", u.z, decimals: 2)
+        json.key("floor"); if let f = u.floor { json.value(f) } else { json.null() }
+        json.key("room"); if let r = u.room { json.value(r) } else { json.null() }
+        json.key("zones"); json.arrayStart(); for z in u.zones { json.value(z) }; json.arrayEnd()
+        json.field("confidence", u.confidence, decimals: 2)
+        json.objectEnd()
+        print(json.string)
+    }
+
+    private mutating func write(_ e: ZoneEvent) {
+        json.reset()
+        json.objectStart()
+        json.field("event", e.type.rawValue)
+        json.field("device", e.device)
+        json.field("zone", e.zone)
+        json.key("floor"); if let f = e.floor { json.value(f) } else { json.null() }
+        json.key("t"); json.time(e.t)
+        json.field("confidence", e.confidence, decimals: 2)
+        if let dwell = e.dwell { json.field("dwell", dwell, decimals: 3) }
+        json.objectEnd()
+        print(json.string)
+    }
 }
