@@ -1,1 +1,0 @@
-// HCI module: see the architecture notes in README.md.

@@ -1,0 +1,59 @@
+import Synchronization
+
+/// What a live source is doing, for logs and telemetry.
+public enum SourceState: Sendable, Equatable, CustomStringConvertible {
+    case opening
+    /// Scanning with the legacy or the extended (Bluetooth 5) commands.
+    case scanning(extended: Bool, mode: ScanMode)
+    /// On the monitor channel, taking whatever is scanning.
+    case listening
+    /// Gone or failed; the next attempt is in `retryIn` seconds (sooner if the kernel says
+    /// the adapter is back).
+    case down(reason: String, retryIn: Double)
+    /// Stopped on request; for a scanner, whether it left the controller as it found it.
+    case stopped(scanDisabled: Bool, filterRestored: Bool)
+    /// Stopped by an error that waiting will not fix (permissions, no LE).
+    case failed(reason: String)
+
+    public var description: String {
+        switch self {
+        case .opening: "opening"
+        case let .scanning(extended, mode): "scanning (\(extended ? "extended" : "legacy") commands, \(mode))"
+        case .listening: "listening on the monitor channel"
+        case let .down(reason, retryIn): "down: \(reason); retrying in \(Int(retryIn)) s"
+        case let .stopped(scanDisabled, filterRestored):
+            "stopped: scan \(scanDisabled ? "disabled" : "NOT disabled"), HCI filter \(filterRestored ? "restored" : "NOT restored")"
+        case let .failed(reason): "failed: \(reason)"
+        }
+    }
+
+    /// Whether packets are flowing: telemetry's view of the adapter.
+    public var isUp: Bool {
+        switch self {
+        case .scanning, .listening: true
+        default: false
+        }
+    }
+}
+
+/// A source's state, written by its reader and read from anywhere.
+final class StateCell: Sendable {
+    private let state = Mutex<SourceState>(.opening)
+    private let sessionCount = Atomic<UInt64>(0)
+    private let observer: (@Sendable (SourceState) -> Void)?
+
+    init(observer: (@Sendable (SourceState) -> Void)?) { self.observer = observer }
+
+    var current: SourceState { state.withLock { $0 } }
+    var sessions: UInt64 { sessionCount.load(ordering: .relaxed) }
+
+    func set(_ new: SourceState) {
+        let changed = state.withLock { old in
+            defer { old = new }
+            return old != new
+        }
+        if case .scanning = new { sessionCount.add(1, ordering: .relaxed) }
+        if case .listening = new { sessionCount.add(1, ordering: .relaxed) }
+        if changed { observer?(new) }
+    }
+}
