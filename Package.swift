@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "YAML"]),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE"]),
     ],
