@@ -9,6 +9,7 @@ let sourceOptions: [Option] = [
     .flag("monitor", help: "Listen on the HCI monitor channel beside a running bluetoothd."),
     .value("replay", "FILE", help: "Replay a btsnoop capture through the same pipeline."),
     .flag("stdin", help: "Read H4 hex lines (hcidump -R style) from standard input."),
+    .value("scan", "passive|active", help: "With --adapter: active scanning also asks for scan responses.", default: "passive"),
     .value("speed", "X", help: "Replay pacing: 1 = the capture's own timing, 0 = as fast as possible.", default: "1"),
     .flag("retime", help: "Shift replayed timestamps so the capture starts now."),
     .flag("print", help: "Print each decoded report as a JSON line."),
@@ -47,9 +48,9 @@ func makeSource(_ args: Arguments, _ config: EdgeConfig) throws -> ReportSource 
     case "stdin":
         return StdinSource()
     case "monitor":
-        throw liveSourceUnavailable("--monitor")
+        return try monitorSource()
     default:
-        throw liveSourceUnavailable("--adapter \(config.adapter ?? "")")
+        return try adapterSource(config.adapter ?? args.require("adapter"), scan: args.string("scan"))
     }
 }
 
