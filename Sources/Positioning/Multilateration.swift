@@ -13,7 +13,7 @@ struct Multilateration: Locator {
     var sigma = 6.0
     /// Huber threshold in units of `sigma`.
     var huber = 1.5
-    var iterations = 12
+    var iterations = 40
 
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
@@ -24,30 +24,59 @@ struct Multilateration: Locator {
         }
         let start = site.clamp(hint ?? FewNodes.centroidOfStrongest(obs), floor: floor)
         let problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
-        problem.refreshWalls(&obs, at: start, site: site)
+        // Walls make the model piecewise: solve with the walls of the current estimate held,
+        // then again if the solution sees different walls (rarely more than twice).
+        var x = start
+        var walls = problem.refreshWalls(&obs, at: x, site: site)
+        var best = (x: start, cost: Double.infinity)
+        for _ in 0..<4 {
+            x = minimise(problem, obs, from: x, site: site)
+            // Height trades against distance on the floor, which leaves mirror minima above
+            // and below the nodes: try again from a low and a high start, keep the best.
+            let f = site.floors[floor]
+            var lowest = problem.cost(obs, at: x)
+            for height in stride(from: 0.2, through: 0.8, by: 0.6) {
+                let z = f.min.z + (f.max.z - f.min.z) * height
+                let retry = minimise(problem, obs, from: Point3(x.x, x.y, z), site: site)
+                let retryCost = problem.cost(obs, at: retry)
+                if retryCost < lowest { x = retry; lowest = retryCost }
+            }
+            let seen = problem.refreshWalls(&obs, at: x, site: site)
+            // Judge each pass by the cost with the walls its own solution sees.
+            let cost = problem.cost(obs, at: x)
+            if cost < best.cost { best = (x, cost) }
+            if seen == walls { break }
+            walls = seen
+        }
+        x = best.x
+        problem.refreshWalls(&obs, at: x, site: site)
+        return problem.fix(obs, at: x, cost: problem.cost(obs, at: x))
+    }
+
+    /// Levenberg–Marquardt from `start`, steps clamped to the floor's box.
+    private func minimise(_ problem: Problem, _ obs: [Observation], from start: Point3, site: SiteGeometry) -> Point3 {
         var x = start
         var cost = problem.cost(obs, at: x)
-        var lambda = 1e-2
+        var lambda = 1e-3
         for _ in 0..<iterations {
             let (a, g) = problem.normalEquations(obs, at: x)
             var damped = a
-            damped.xx += lambda * a.xx + 1e-6; damped.yy += lambda * a.yy + 1e-6; damped.zz += lambda * a.zz + 1e-6
+            damped.xx += lambda * a.xx + 1e-9; damped.yy += lambda * a.yy + 1e-9; damped.zz += lambda * a.zz + 1e-9
             guard let inverse = damped.inverse else { break }
             let step = inverse.times((-g.0, -g.1, -g.2))
-            let candidate = site.clamp(Point3(x.x + step.0, x.y + step.1, x.z + step.2), floor: floor)
+            let candidate = site.clamp(Point3(x.x + step.0, x.y + step.1, x.z + step.2), floor: problem.floor)
             let candidateCost = problem.cost(obs, at: candidate)
             if candidateCost < cost {
                 let moved = distance(candidate, x)
                 x = candidate; cost = candidateCost
-                lambda = max(lambda / 3, 1e-4)
-                if moved < 1e-3 { break }
+                lambda = max(lambda / 3, 1e-6)
+                if moved < 1e-6 { break }
             } else {
                 lambda *= 4
                 if lambda > 1e4 { break }
             }
         }
-        problem.refreshWalls(&obs, at: x, site: site)
-        return problem.fix(obs, at: x, cost: problem.cost(obs, at: x))
+        return x
     }
 }
 
@@ -58,9 +87,17 @@ struct Problem {
     var slope: Double
     var floor: Int
 
-    func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) {
-        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return }
-        for i in obs.indices { obs[i].walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy) }
+    /// Sets each observation's wall loss for an estimate at `x`; returns their sum, which
+    /// tells whether a new estimate sees other walls.
+    @discardableResult
+    func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) -> Double {
+        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return 0 }
+        var total = 0.0
+        for i in obs.indices {
+            obs[i].walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy)
+            total += obs[i].walls * Double(i + 1)
+        }
+        return total
     }
 
     /// Standardised residual of one observation at `x`, and the distance.

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import Positioning
+import Wire
+
+/// The real walks of the philotuxo dataset (Tests/Fixtures/philotuxo, CC0).
+struct RealWalkTests {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/philotuxo").path
+
+    static func load() throws -> ([Node], [Walk]) {
+        let receivers = try Philotuxo.receivers(devices: String(contentsOfFile: directory + "/cnf/tetam.dev", encoding: .utf8))
+        let walks = try (1...5).map { i in
+            let name = "straight_0\(i)"
+            return try Philotuxo.walk(name: name, text: String(contentsOfFile: directory + "/trk/\(name)_all_sensors.mbd", encoding: .utf8))
+        }
+        return (receivers, walks)
+    }
+
+    @Test func theDatasetParses() throws {
+        let (receivers, walks) = try Self.load()
+        #expect(receivers.count == 12)
+        #expect(receivers.first { $0.name == "b827eb4521b4" }?.point == Point3(7.00, 7.09, 1.22))
+        #expect(walks.map(\.readings.count) == [1365, 1240, 1061, 558, 3465])
+        // The merged files are not quite in time order; the parser sorts them.
+        #expect(walks.allSatisfy { w in zip(w.readings, w.readings.dropFirst()).allSatisfy { $0.reading.t <= $1.reading.t } })
+    }
+
+    @Test func defaultBeatsNearestOnARealWalkWithAnHonestCalibration() throws {
+        let (receivers, walks) = try Self.load()
+        // Calibrated on the other four walks only; measured on the first.
+        let calibration = try #require(Calibration.fit(walks: Array(walks.dropFirst()), nodes: receivers))
+        #expect(calibration.absorption > 1 && calibration.absorption < 3)
+        let site = calibration.applied(to: Philotuxo.site(receivers: receivers))
+        let walk = walks[0]
+        let ours = replay(walk, site: site, locator: .default)
+        let nearest = replay(walk, site: site, locator: .nearest)
+        #expect(ours.count > 100)
+        #expect(ours.median < 1.3, "default median \(ours.median) m")
+        #expect(ours.median < nearest.median, "default \(ours.median) m vs nearest \(nearest.median) m")
+    }
+}
