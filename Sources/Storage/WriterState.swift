@@ -6,7 +6,9 @@ public struct WriterConfiguration: Sendable {
     public var eventReserve = 5_000
     /// Longest time a queued write waits for its commit (events are committed at once).
     public var commitInterval = 0.5
-    /// Queued writes that wake the writer before `commitInterval` is up.
+    /// Most writes per transaction; this many queued also wakes the writer before
+    /// `commitInterval` is up. A backlog is committed in batches of this size, so commits
+    /// stay short and an event never waits behind one huge transaction.
     public var batchSize = 5_000
     /// Pause between attempts while the database refuses writes.
     public var retryInterval = 1.0
@@ -75,7 +77,7 @@ final class WriterState: @unchecked Sendable {
     private let eventReserve: Int
     private let batchSize: Int
     // Guarded by `lock`.
-    private var incoming: [Write] = []
+    private var incoming: WriteQueue
     private var inFlight = 0
     private var nextTicket: UInt64 = 1
     private var committed: UInt64 = 0
@@ -91,7 +93,7 @@ final class WriterState: @unchecked Sendable {
         batchSize = configuration.batchSize
         thinner = Thinner(trackInterval: configuration.trackInterval, stillDistance: configuration.stillDistance,
                           stillInterval: configuration.stillInterval)
-        incoming.reserveCapacity(min(capacity, 65_536))
+        incoming = WriteQueue(reserving: min(capacity, 65_536))
     }
 
     /// Caller side: never blocks beyond the lock; wakes the writer only when a commit is due.
@@ -119,18 +121,17 @@ final class WriterState: @unchecked Sendable {
         }
     }
 
-    /// Writer side: sleeps until a commit is due or `deadline`, then takes every queued write.
-    /// Returns the ticket of the last write taken, and whether the writer should stop.
+    /// Writer side: sleeps until a commit is due or `deadline`, then takes queued writes until
+    /// `buffer` holds `batchSize` (a retried batch may already hold more). Returns the ticket of
+    /// the last write in `buffer`, and whether the writer should stop.
     func take(into buffer: inout [Write], waitUntil deadline: Double) -> (last: UInt64, stop: Bool) {
         lock.withLock {
             while !urgent && !stopping && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
-            urgent = false
-            if buffer.isEmpty { swap(&incoming, &buffer) } else {
-                buffer.append(contentsOf: incoming)
-                incoming.removeAll(keepingCapacity: true)
-            }
+            incoming.take(upTo: max(0, batchSize - buffer.count), into: &buffer)
+            // What is left is a backlog: carry on without waiting.
+            urgent = !incoming.isEmpty
             inFlight = buffer.count
-            return (nextTicket - 1, stopping)
+            return (nextTicket - 1 - UInt64(incoming.count), stopping)
         }
     }
 

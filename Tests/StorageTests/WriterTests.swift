@@ -134,6 +134,30 @@ import Testing
         #expect(try count("visits", in: path) == 1)
     }
 
+    @Test func aBacklogIsCommittedInBoundedBatchesInOrder() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        try Schema.prepare(path: path)
+        let blocker = try Connection(path: path)
+        try blocker.execute("BEGIN EXCLUSIVE")
+        var configuration = eagerConfiguration()
+        configuration.capacity = 20_000
+        configuration.batchSize = 100
+        let writer = TrackWriter(path: path, configuration: configuration)
+        for i in 0..<10_000 { writer.record(point("dev-\(i % 7)", Double(i), x: Double(i))) }
+        let last = try #require(writer.openVisit(Visit(device: "dev-1", zone: "z", floor: nil, enter: 9_999)).ticket)
+        #expect(last == 10_001)
+        try blocker.execute("COMMIT")
+        #expect(writer.waitUntilCommitted(last, timeout: 30))
+        let stats = writer.statistics
+        #expect(stats.written == 10_001 && stats.queueDepth == 0)
+        #expect(stats.commits >= 100)  // never one huge transaction
+        #expect(try count("track_points", in: path) == 10_000)
+        // Rows went in the order they were queued.
+        #expect(try count("track_points AS p", in: path,
+                          where: "EXISTS (SELECT 1 FROM track_points q WHERE q.rowid < p.rowid AND q.t > p.t)") == 0)
+    }
+
     @Test func aLockedDatabaseIsReportedAndWritesResume() throws {
         let dir = TempDirectory()
         let path = dir.file("w.db")
