@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "BLE"),
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Positioning", dependencies: ["Wire"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Simulation", dependencies: ["Wire", "BLE"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Options"),
         // Prometheus counters, gauges and histograms with the text exposition format.
         .target(name: "Metrics"),
@@ -46,8 +47,8 @@ let package = Package(
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options"]),
-        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation"]),
+        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage"]),
 
         // Tests.
         .testTarget(name: "BLETests", dependencies: ["BLE"], resources: [.copy("Fixtures")]),
@@ -57,6 +58,8 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Wire", "BLE", "YAML"]),
     ],
     swiftLanguageModes: [.v6]
 )

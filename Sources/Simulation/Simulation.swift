@@ -1,0 +1,100 @@
+import BLE
+import Wire
+
+/// One of the files a simulation writes.
+public enum SimulationFile: Hashable, Sendable {
+    /// The btsnoop capture of node `index` (in the site's order).
+    case capture(Int)
+    /// SPEC §2 batches, one JSON object per line.
+    case readings
+    /// Ground truth, one JSON object per line per device at 10 Hz.
+    case truth
+}
+
+/// Where a simulation's bytes go: files for the command line, memory for tests. Bytes come in
+/// order, in chunks; a file's first chunk starts it.
+public protocol SimulationOutput {
+    mutating func write(_ bytes: [UInt8], to file: SimulationFile)
+}
+
+/// A site and a scenario checked against each other, ready to run.
+///
+/// Running is deterministic: the same site, scenario and seed give the same bytes, since every
+/// random draw comes from a stream named after what it is for (see `RandomStream`).
+public struct Simulation: Sendable {
+    public let site: Site
+    public let scenario: Scenario
+    let world: World
+    /// Each device's key (phones only): the scenario's, the site's, or one drawn from the seed.
+    let keys: [IdentityResolvingKey?]
+
+    /// Ground truth is sampled this often (s); batches are formed as the true clock passes
+    /// each tick.
+    static let truthPeriod = 0.1
+    static let tick = 0.25
+
+    /// Checks that the scenario fits the site (rooms, floors and nodes it names exist, every
+    /// device has somewhere to be). Problems carry the scenario's line and key.
+    public static func prepare(site: Site, scenario: Scenario) -> (simulation: Simulation?, problems: [SiteProblem]) {
+        let world = World(site: site)
+        var problems = check(scenario, against: world)
+        var keys: [IdentityResolvingKey?] = []
+        for device in scenario.devices {
+            guard case let .phone(name, irk, _) = device.kind else { keys.append(nil); continue }
+            if let irk { keys.append(irk); continue }
+            if let configured = site.irks.first(where: { $0.id == name }) {
+                guard let key = IdentityResolvingKey(configured.key) else {
+                    problems.append(SiteProblem(.error, line: device.line, key: device.key, message: "the site's IRK \(name) is not 16 bytes"))
+                    keys.append(nil)
+                    continue
+                }
+                keys.append(key)
+            } else {
+                var rng = RandomStream(seed: scenario.seed, label: "device/\(device.id)/irk")
+                keys.append(IdentityResolvingKey((0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
+            }
+        }
+        guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
+        return (Simulation(site: site, scenario: scenario, world: world, keys: keys), problems)
+    }
+
+    static func check(_ scenario: Scenario, against world: World) -> [SiteProblem] {
+        var problems: [SiteProblem] = []
+        func error(_ line: Int, _ key: String, _ message: String) { problems.append(SiteProblem(.error, line: line, key: key, message: message)) }
+        if world.site.floors.isEmpty { error(0, "", "the site has no floors") }
+        if world.site.nodes.isEmpty { error(0, "", "the site has no nodes: nothing would hear the devices") }
+        for (i, node) in scenario.nodes.enumerated() where !world.site.nodes.contains(where: { $0.name == node.name }) {
+            error(node.line, "nodes[\(i)].name", "the site has no node '\(node.name)'")
+        }
+        for device in scenario.devices {
+            var placed = false
+            for step in device.path {
+                switch step.action {
+                case let .waypoint(p, floor, _):
+                    placed = true
+                    if let floor, world.floorIndex(floor) == nil { error(step.line, step.key + ".floor", "the site has no floor '\(floor)'") }
+                    else if floor == nil, world.floorIndex(containing: p) == nil {
+                        problems.append(SiteProblem(.warning, line: step.line, key: step.key + ".at", message: "outside every floor's bounds"))
+                    }
+                case let .randomWalk(room, _):
+                    placed = true
+                    if world.room(named: room) == nil { error(step.line, step.key + ".random_walk", "the site has no room '\(room)'") }
+                case .still, .away:
+                    break
+                }
+            }
+            if !placed { error(device.line, device.key + ".path", "a device needs a path with at least one 'at' or 'random_walk' step") }
+        }
+        return problems
+    }
+
+    /// The capture file name of a node: `<node>.btsnoop`, with `/` made `_`.
+    public static func captureFileName(_ node: String) -> String {
+        String(node.map { $0 == "/" ? "_" : $0 }) + ".btsnoop"
+    }
+
+    /// The seed in force and the key each phone uses (hex), for the manifest and tests.
+    public var deviceKeys: [(id: String, irk: IdentityResolvingKey?)] {
+        zip(scenario.devices, keys).map { ($0.id, $1) }
+    }
+}
