@@ -1,2 +1,3 @@
 // Each benchmark lives in its own file and is called here, one line each.
 runDecoderBench()
+runStorageBench()
