@@ -41,12 +41,13 @@ final class WriterLoop {
                 if !commitPending() {
                     if let stopAt, monotonicNow() >= stopAt { break }
                     state.pause(until: monotonicNow() + configuration.retryInterval)
+                    continue
                 }
             } else if stop {
                 break
-            } else {
-                maintainIfDue()
             }
+            // Between commits, also under a steady stream that never leaves the queue empty.
+            if !stop { maintainIfDue() }
             logDrops()
         }
         if !pending.isEmpty { log("storage: \(path): shutting down with \(pending.count) writes not stored") }

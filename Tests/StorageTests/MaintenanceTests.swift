@@ -100,11 +100,27 @@ private struct Fixture {
         configuration.maintenanceInterval = 0.05
         configuration.retention = RetentionPolicy(retention: 3_600, readings: 60, downsampleAfter: nil)
         configuration.clock = { now }
+        configuration.maintenanceInterval = 0.3
         let writer = TrackWriter(path: path, configuration: configuration)
         for i in 0..<100 { writer.record(point("a", now - 7_200 + Double(i), x: Double(i))) }
-        for i in 0..<10 { writer.record(point("a", now - 10 + Double(i), x: Double(i))) }
         #expect(writer.flush())
-        #expect(eventually { (try? count("track_points", in: path)) == 10 })
+        // A steady stream of fresh points keeps the queue busy while the pass is due.
+        let streaming = StopFlag()
+        let stream = Thread {
+            var i = 0.0
+            while !streaming.stopped {
+                writer.record(point("b", now - 3_000 + i, x: i))
+                i += 1
+                usleep(1_000)
+            }
+        }
+        stream.start()
+        defer { streaming.stop() }
         #expect(eventually { writer.statistics.pruned == 100 })
+        #expect(eventually { (try? count("track_points", in: path, where: "t < \(now - 3_600)")) == 0 })
+        streaming.stop()
+        #expect(writer.flush())
+        #expect(try count("track_points", in: path, where: "device = (SELECT key FROM devices WHERE id = 'b')")
+                == Int64(writer.statistics.written) - 100)
     }
 }
