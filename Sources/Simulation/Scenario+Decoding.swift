@@ -90,8 +90,10 @@ struct ScenarioDecoder {
     mutating func decodeDevice(_ node: ConfigNode, _ key: String) {
         let known: Set<String> = ["id", "ibeacon", "phone", "mac", "tx_power", "interval", "interval_ms", "jitter_ms", "speed",
                                   "height", "body_loss", "loop", "path"]
-        guard let f = reader.fields(node, key, known: known), let kind = decodeKind(f) else { return }
-        var device = DeviceSpec(kind: kind)
+        guard let f = reader.fields(node, key, known: known) else { return }
+        // A bad kind still lets the rest be checked, so every problem shows at once.
+        let kind = decodeKind(f)
+        var device = DeviceSpec(kind: kind ?? .mac(BluetoothAddress(rawValue: 0)))
         device.line = node.line
         device.key = key
         if let v = reader.integer(f["tx_power"], f.path("tx_power"), within: -100...20) { device.txPower = v }
@@ -112,7 +114,7 @@ struct ScenarioDecoder {
                 if let step = decodeStep(item, f.path("path") + "[\(i)]") { device.path.append(step) }
             }
         }
-        scenario.devices.append(device)
+        if kind != nil { scenario.devices.append(device) }
     }
 
     /// The device's kind from `ibeacon`, `phone` or `mac`, or from an `id` spelled as SPEC §1 does.
