@@ -27,7 +27,6 @@ public struct Ingest: Sendable {
     public let clockTolerance: Double
     private let knownNodes: Set<String>
     public private(set) var nodes: [String: NodeStream] = [:]
-    public private(set) var rejected: [RejectReason: UInt64] = [:]
 
     public init(topics: Topics, knownNodes: some Sequence<String>, clockMode: ClockMode = .node, clockTolerance: Double = 1.0) {
         self.topics = topics
@@ -37,24 +36,15 @@ public struct Ingest: Sendable {
     }
 
     /// Accepts a batch from `<p>/nodes/<node>/readings`; returns its readings with times
-    /// corrected, or the reason it was refused (also counted in `rejected`).
-    public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double) -> Result<Batch, PayloadError> {
-        let result = check(topic: topic, payload: payload, arrival: arrival)
-        if case .failure(let error) = result { rejected[error.reason, default: 0] += 1 }
-        return result
-    }
-
-    /// Records a refusal decided elsewhere (a dialect message, an excluded device).
-    public mutating func count(_ reason: RejectReason) { rejected[reason, default: 0] += 1 }
-
-    private mutating func check(topic: String, payload: UnsafeRawBufferPointer, arrival: Double) -> Result<Batch, PayloadError> {
+    /// corrected, or the reason it was refused. Single bad readings are left out and added
+    /// to `badReadings`.
+    public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double,
+                                badReadings: inout Int) -> Result<Batch, PayloadError> {
         guard let (topicNode, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else {
             return .failure(PayloadError(.malformed, "not a readings topic: \(topic)"))
         }
-        var bad = 0
         var batch: Batch
-        do { batch = try Batch.decode(payload, badReadings: &bad) } catch { return .failure(error) }
-        if bad > 0 { rejected[.badReading, default: 0] += UInt64(bad) }
+        do { batch = try Batch.decode(payload, badReadings: &badReadings) } catch { return .failure(error) }
         guard batch.node == topicNode else {
             return .failure(PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)"))
         }

@@ -22,9 +22,11 @@ public final class Registry: Sendable {
         register(HistogramFamily(name: name, help: help, labelNames: labels, buckets: buckets))
     }
 
-    /// A gauge computed when scraped (queue depths, process memory).
-    public func gauge(_ name: String, _ help: String, labels: [String] = [], value: @escaping @Sendable () -> [([String], Double)]) {
-        let header = "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+    /// A value computed when scraped (queue depths, process memory). `counter` suits a
+    /// count kept elsewhere (process CPU seconds, a writer's totals).
+    public func collect(_ name: String, _ help: String, type: MetricType = .gauge, labels: [String] = [],
+                        value: @escaping @Sendable () -> [([String], Double)]) {
+        let header = "# HELP \(name) \(help)\n# TYPE \(name) \(type.rawValue)\n"
         collectors.withLock { $0.append { [Sample(header: header, lines: value().map { labelled(name, labels, $0.0) + " " + format($0.1) })] } }
     }
 
@@ -50,7 +52,9 @@ public final class Registry: Sendable {
     }
 }
 
-/// Lines of a collected gauge.
+public enum MetricType: String, Sendable { case counter, gauge }
+
+/// Lines of a collected metric.
 public struct Sample: Sendable {
     let header: String
     let lines: [String]

@@ -44,3 +44,30 @@ public func runTool(_ command: Command, arguments: [String],
         return ExitCode.failure
     }
 }
+
+/// Termination signals (SIGTERM, SIGINT) as a service waits for them.
+///
+/// Call `block()` first thing in `main`, before any thread starts, so that every thread
+/// inherits the mask and the signals stay pending until `wait()` takes one. No handler runs
+/// in signal context, and no closure needs an actor.
+public enum TerminationSignal {
+    public static func block() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Blocks the calling thread until SIGTERM or SIGINT arrives; returns its number.
+    @discardableResult
+    public static func wait() -> Int32 {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        var number: Int32 = 0
+        while sigwait(&set, &number) != 0 {}
+        return number
+    }
+}

@@ -1,22 +1,106 @@
+import Aggregator
+import Foundation
+import MQTT
 import Options
-#if canImport(Glibc)
-import Glibc
-#endif
+import Positioning
+import Wire
+import YAML
 
 let command = Command(
     name: "whereabouts-aggregator",
     abstract: "fuse readings from every node into positions, rooms and zone events",
     usage: ["whereabouts-aggregator --site FILE [--broker URL] [--db FILE] [--http ADDR:PORT] [--config FILE]"],
     options: [
-        .value("site", "FILE", help: "The site file (YAML)."),
-        .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
-        .value("db", "FILE", help: "SQLite database for tracks and visits."),
-        .value("http", "ADDR:PORT", help: "Serve /metrics and /healthz here.", default: "127.0.0.1:9464"),
-        .value("config", "FILE", help: "Aggregator configuration file (YAML)."),
-    ])
+        .value("site", "FILE", help: "The site file (YAML): floors, rooms, nodes, devices."),
+        .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port]; default: the site's mqtt section, else mqtt://localhost:1883."),
+        .value("db", "FILE", help: "SQLite database for tracks and visits ('none' to run without); default: the site's storage.path."),
+        .value("http", "ADDR:PORT", help: "Serve /metrics, /healthz and /api here ('none' to serve nothing).", default: "127.0.0.1:9464"),
+        .value("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry."),
+        .value("locator", "NAME", help: "default, nearest or nelder-mead.", default: "default"),
+        .value("dialect", "NAME", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true),
+        .value("clock", "MODE", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: "node"),
+        .value("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator"),
+        .flag("no-discovery", help: "Do not publish Home Assistant discovery."),
+        .value("config", "FILE", help: "A YAML file with any of these options as keys (flags win)."),
+    ],
+    discussion: "The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.")
 
+/// Options from `--config`, overridden by flags: the file's keys are the flags' names.
+func merged(_ args: Arguments) throws -> [String: String] {
+    var values: [String: String] = [:]
+    if let path = args.string("config") {
+        let node: ConfigNode
+        do { node = try YAML.parse(contentsOf: path) } catch { throw UsageError("\(path):\(error.line): \(error.message)") }
+        guard let entries = node.entries else { throw UsageError("\(path): expected a mapping of option names to values") }
+        for entry in entries {
+            guard let option = command.options.first(where: { $0.name == entry.key }), option.name != "config" else {
+                throw UsageError("\(path):\(entry.keyLine): \(entry.key): unknown option")
+            }
+            guard let text = entry.value.text else { throw UsageError("\(path):\(entry.keyLine): \(entry.key): expected a single value") }
+            values[option.name] = text
+        }
+    }
+    for option in command.options where args.isSet(option.name) { values[option.name] = args.string(option.name) }
+    for option in command.options where values[option.name] == nil { values[option.name] = option.defaultValue }
+    return values
+}
+
+func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
+
+TerminationSignal.block()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
-    _ = try args.require("site")
-    printError("whereabouts-aggregator: not implemented yet")
-    return ExitCode.failure
+    let options = try merged(args)
+    guard let sitePath = options["site"] else { throw UsageError("missing required option --site") }
+    guard let locator = LocatorKind(rawValue: options["locator"] ?? "default") else {
+        throw UsageError("--locator must be one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    guard let clock = Ingest.ClockMode(rawValue: options["clock"] ?? "node") else { throw UsageError("--clock must be node or arrival") }
+    let dialects = try args.strings("dialect").map { name throws(UsageError) -> Dialect in
+        guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
+        return d
+    }
+    var broker: BrokerURL?
+    if let url = options["broker"] {
+        do throws(MQTTError) { broker = try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
+    }
+
+    let decoded = Site.load(path: sitePath)
+    for problem in decoded.warnings { log("\(sitePath):\(problem)") }
+    guard decoded.errors.isEmpty else {
+        for problem in decoded.errors { printError("\(sitePath):\(problem)") }
+        log("the site file has \(decoded.errors.count) error(s); not starting")
+        return ExitCode.failure
+    }
+    let site = decoded.site
+    var settings = AggregatorSettings(
+        site: site,
+        mqtt: AggregatorSettings.mqttOptions(site: site, broker: broker, clientID: options["client-id"] ?? "whereabouts-aggregator"),
+        database: options["db"] == "none" ? nil : (options["db"] ?? site.storage.path),
+        http: options["http"] == "none" ? nil : options["http"])
+    settings.locator = locator
+    settings.dialects = dialects
+    settings.clockMode = clock
+    settings.homeAssistant = !args.flag("no-discovery")
+    if let tokenFile = options["http-token-file"] {
+        guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+              !token.isEmpty else { log("cannot read a token from \(tokenFile)"); return ExitCode.failure }
+        settings.httpToken = token
+    }
+
+    let service = AggregatorService(settings: settings, log: { log($0) })
+    do {
+        try service.start()
+    } catch {
+        log("cannot start: \(error)")
+        return ExitCode.failure
+    }
+    log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors), broker \(settings.mqtt.broker)"
+        + (settings.database.map { ", database \($0)" } ?? ", no database") + (settings.http.map { ", http \($0)" } ?? ""))
+
+    // SIGTERM and SIGINT stop cleanly: exits for open visits, `offline`, database flushed.
+    TerminationSignal.wait()
+    log("stopping")
+    service.stop()
+    log("stopped" + (settings.database.map { "; database at \($0)" } ?? ""))
+    return ExitCode.success
 })

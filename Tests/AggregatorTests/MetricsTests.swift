@@ -12,7 +12,7 @@ import Metrics
     latency.observe(0.0005)
     latency.observe(0.005)
     latency.observe(1)
-    registry.gauge("whereabouts_queue_depth", "Queue depth.") { [([], 7)] }
+    registry.collect("whereabouts_queue_depth", "Queue depth.") { [([], 7)] }
     #expect(registry.render() == """
     # HELP whereabouts_readings_total Readings accepted.
     # TYPE whereabouts_readings_total counter

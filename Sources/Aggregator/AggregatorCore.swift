@@ -1,0 +1,219 @@
+import MQTT
+import Positioning
+import Storage
+import Wire
+
+/// What the core asks the service to do after a message or a tick, in order.
+enum Effect {
+    /// Publish now.
+    case publish(MQTTMessage)
+    /// A zone event: store it, then publish its messages once it is on disk.
+    case event(ZoneEvent, [MQTTMessage])
+    /// A position to keep in the track.
+    case track(DeviceUpdate)
+    /// A node's telemetry or status, for node health.
+    case nodeHealth(node: String, t: Double, telemetry: NodeTelemetry?, online: Bool)
+}
+
+/// A node's counters from `<p>/nodes/<node>/telemetry` (SPEC §2).
+struct NodeTelemetry: Equatable {
+    var adverts: Int64?, published: Int64?, dropped: Int64?, buffered: Int64?
+}
+
+/// The aggregator without I/O: MQTT messages and ticks in, effects out.
+///
+/// Owned by one thread. Event time comes from the readings (through `Ingest` and the
+/// engine); the wall clock only moves event time forward between readings, so devices
+/// still go away when every node falls silent.
+final class AggregatorCore {
+    let site: Site
+    let topics: Topics
+    let engine: Engine
+    var ingest: Ingest
+    let dialects: [Dialect]
+    let metrics: AggregatorMetrics
+    private var publisher: Publisher
+    private(set) var occupancy: Occupancy
+    private var outputs: [EngineOutput] = []
+    private var messages: [MQTTMessage] = []
+    /// Latest state of every device, for `/api/devices`.
+    private(set) var states: [String: DeviceUpdate] = [:]
+    private(set) var nodesOnline: Set<String> = []
+    /// The newest event time seen and the wall time it was seen at.
+    private var eventClock: (event: Double, wall: Double)?
+
+    init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
+        self.site = site
+        self.topics = topics
+        self.engine = Engine(site: site, locator: locator)
+        self.ingest = Ingest(topics: topics, knownNodes: site.nodes.map(\.name), clockMode: clockMode)
+        self.dialects = dialects
+        self.metrics = metrics
+        self.publisher = Publisher(site: site, topics: topics)
+        self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
+    }
+
+    /// The subscriptions the service makes.
+    var subscriptions: [String] {
+        [topics.allNodeReadings, topics.allNodeStatus, topics.allNodeTelemetry] + dialects.map { $0.subscription() }
+    }
+
+    /// Retained messages published at start: discovery and every zone's (empty) occupancy.
+    func startMessages(wall: Double) -> [MQTTMessage] {
+        var out = publisher.discovery(site: site)
+        for zone in Publisher.zoneIds(of: site) {
+            out.append(publisher.occupancy(zone: zone, devices: occupancy.devices[zone] ?? [], t: wall))
+        }
+        return out
+    }
+
+    /// The exit event of a visit a crash left open (its row is closed already).
+    func recoveredExit(_ visit: Visit, at t: Double) -> MQTTMessage {
+        publisher.event(ZoneEvent(.exit, device: visit.device, zone: visit.zone, floor: visit.floor, t: t,
+                                  confidence: 0, dwell: t - visit.enter, isRoom: false))
+    }
+
+    /// Every device's room and state and every zone's occupancy, to publish again after the
+    /// broker may have lost its retained messages.
+    func currentStateMessages() -> [MQTTMessage] {
+        var out: [MQTTMessage] = []
+        publisher.forgetRooms()
+        for u in states.values { publisher.update(u, into: &out) }
+        for (zone, devices) in occupancy.devices { out.append(publisher.occupancy(zone: zone, devices: devices, t: eventClock?.event ?? 0)) }
+        return out
+    }
+
+    /// Handles one message; `arrival` is the wall time it arrived.
+    func handle(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+        if let (node, leaf) = topics.parseNodeTopic(topic) {
+            switch leaf {
+            case "readings": readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
+            case "status": status(node: node, payload: payload, arrival: arrival, into: &effects)
+            case "telemetry": telemetry(node: node, payload: payload, arrival: arrival, into: &effects)
+            default: reject(.malformed)
+            }
+            return
+        }
+        for dialect in dialects {
+            guard let (node, reading) = try? dialect.reading(topic: topic, payload: payload, arrival: arrival) else { continue }
+            accept(node: node, readings: CollectionOfOne(reading), arrival: arrival, into: &effects)
+            return
+        }
+        reject(.malformed)
+    }
+
+    /// Moves event time with the wall clock (for away detection) and publishes what follows.
+    func tick(wall: Double, into effects: inout [Effect]) {
+        guard let clock = eventClock else { return }
+        advance(to: clock.event + max(0, wall - clock.wall), into: &effects)
+    }
+
+    /// A clean shutdown: every open visit gets its exit.
+    func shutdown(wall: Double, into effects: inout [Effect]) {
+        let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
+        for e in engine.shutdown(at: t) { emit(e, into: &effects) }
+    }
+
+    private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+        var bad = 0
+        let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, badReadings: &bad)
+        if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
+        switch result {
+        case .success(let batch):
+            metrics.batches.add()
+            accept(node: batch.node, readings: batch.readings, arrival: arrival, into: &effects)
+            if let stream = ingest.nodes[batch.node] {
+                let counter = metrics.missedBatches(batch.node)
+                if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
+            }
+        case .failure(let error):
+            reject(error.reason)
+        }
+    }
+
+    private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {
+        guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
+        var accepted: UInt64 = 0
+        var newest = -Double.infinity
+        for r in readings {
+            if engine.ingest(nodeIndex: n, reading: r) {
+                accepted += 1
+                newest = max(newest, r.t)
+            } else if let why = engine.lastRejection {
+                reject(why)
+            }
+        }
+        metrics.readings(node).add(accepted)
+        guard accepted > 0 else { return }
+        if newest > (eventClock?.event ?? -.infinity) { eventClock = (newest, arrival) }
+        advance(to: newest, into: &effects)
+    }
+
+    private func advance(to t: Double, into effects: inout [Effect]) {
+        outputs.removeAll(keepingCapacity: true)
+        engine.advance(to: t, into: &outputs)
+        for output in outputs {
+            switch output {
+            case .update(let u):
+                if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
+                messages.removeAll(keepingCapacity: true)
+                publisher.update(u, into: &messages)
+                for m in messages { effects.append(.publish(m)) }
+                if u.room != nil { effects.append(.track(u)) }
+                metrics.observe(u)
+            case .event(let e):
+                emit(e, into: &effects)
+            }
+        }
+    }
+
+    private func emit(_ e: ZoneEvent, into effects: inout [Effect]) {
+        var out = [publisher.event(e)]
+        if occupancy.apply(e) {
+            out.append(publisher.occupancy(zone: e.zone, devices: occupancy.devices[e.zone] ?? [], t: e.t))
+        }
+        metrics.zoneEvents(e.zone, e.type.rawValue).add()
+        metrics.zoneDevices(e.zone).set(Double(occupancy.devices[e.zone]?.count ?? 0))
+        if e.isRoom && e.type == .enter { metrics.roomChanges.add() }
+        effects.append(.event(e, out))
+    }
+
+    private func status(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+        let text = String(decoding: payload, as: UTF8.self)
+        guard text == "online" || text == "offline" else { return reject(.malformed) }
+        if text == "online" { nodesOnline.insert(node) } else { nodesOnline.remove(node) }
+        metrics.nodesOnline.set(Double(nodesOnline.count))
+        metrics.nodeUp(node).set(text == "online" ? 1 : 0)
+        effects.append(.nodeHealth(node: node, t: arrival, telemetry: nil, online: text == "online"))
+    }
+
+    private func telemetry(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+        var t = NodeTelemetry()
+        var scanner = JSONScanner(payload)
+        do throws(JSONError) {
+            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
+                if keyEquals(key, "adverts") { t.adverts = try s.integer() }
+                else if keyEquals(key, "published") { t.published = try s.integer() }
+                else if keyEquals(key, "dropped") { t.dropped = try s.integer() }
+                else if keyEquals(key, "buffered") { t.buffered = try s.integer() }
+                else { try s.skipValue() }
+            }
+        } catch {
+            return reject(.malformed)
+        }
+        metrics.observe(node: node, telemetry: t)
+        effects.append(.nodeHealth(node: node, t: arrival, telemetry: t, online: nodesOnline.contains(node)))
+    }
+
+    private func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
+
+    /// Maps the engine's refusals to the metric's reasons.
+    private func reject(_ why: Rejection) {
+        switch why {
+        case .late: reject(RejectReason.late)
+        case .excluded: reject(RejectReason.excluded)
+        case .unknownNode: reject(RejectReason.unknownNode)
+        case .badRSSI: reject(RejectReason.badReading)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Metrics
+import Positioning
+import Wire
+
+/// The aggregator's metrics (SPEC §6 names are an interface: dashboards and scripts use them).
+///
+/// Labels have bounded cardinality: node, zone, reason and event type; never device.
+final class AggregatorMetrics: Sendable {
+    let registry: Registry
+    private let readingsTotal: CounterFamily
+    private let rejectedTotal: CounterFamily
+    let batches: Counter
+    private let missedBatchesTotal: CounterFamily
+    let nodesOnline: Gauge
+    private let nodeUpFamily: GaugeFamily
+    private let nodeAdverts: GaugeFamily
+    private let nodeDropped: GaugeFamily
+    private let nodeBuffered: GaugeFamily
+    private let zoneEventsTotal: CounterFamily
+    let roomChanges: Counter
+    private let occupancyFamily: GaugeFamily
+    let devicesTracked: Gauge
+    let confidence: Histogram
+    let fixes: Histogram
+    /// Seconds from a message's arrival to the last message it caused being handed to MQTT.
+    let processing: Histogram
+    let mqttReconnects: Counter
+    let publishFailures: Counter
+
+    init(registry: Registry = Registry()) {
+        self.registry = registry
+        readingsTotal = registry.counter("whereabouts_readings_total", "Readings accepted, by node.", labels: ["node"])
+        rejectedTotal = registry.counter("whereabouts_rejected_total", "Payloads or readings refused, by reason.", labels: ["reason"])
+        batches = registry.counter("whereabouts_batches_total", "Reading batches accepted.").labels()
+        missedBatchesTotal = registry.counter("whereabouts_missed_batches_total", "Batches that never arrived (seq gaps), by node.", labels: ["node"])
+        nodesOnline = registry.gauge("whereabouts_nodes_online", "Nodes whose status is online.").labels()
+        nodeUpFamily = registry.gauge("whereabouts_node_up", "1 when the node's status is online.", labels: ["node"])
+        nodeAdverts = registry.gauge("whereabouts_node_adverts", "Advertisements the node heard since it started (telemetry).", labels: ["node"])
+        nodeDropped = registry.gauge("whereabouts_node_dropped", "Readings the node dropped since it started (telemetry).", labels: ["node"])
+        nodeBuffered = registry.gauge("whereabouts_node_buffered", "Readings waiting in the node's buffer (telemetry).", labels: ["node"])
+        zoneEventsTotal = registry.counter("whereabouts_zone_events_total", "Zone enter and exit events, by zone and type.", labels: ["zone", "type"])
+        roomChanges = registry.counter("whereabouts_room_changes_total", "Devices entering a room (room flips included).").labels()
+        occupancyFamily = registry.gauge("whereabouts_zone_devices", "Devices in each room and zone.", labels: ["zone"])
+        devicesTracked = registry.gauge("whereabouts_devices_tracked", "Devices the engine has seen.").labels()
+        confidence = registry.histogram("whereabouts_position_confidence", "Confidence of published positions.",
+                                        buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]).labels()
+        fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per published position.",
+                                   buckets: [1, 2, 3, 4, 6, 8, 12]).labels()
+        processing = registry.histogram("whereabouts_processing_seconds", "Message arrival to publish, per message.",
+                                        buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()
+        mqttReconnects = registry.counter("whereabouts_mqtt_reconnects_total", "Connections to the broker after the first.").labels()
+        publishFailures = registry.counter("whereabouts_publish_failures_total", "Messages the MQTT client refused to send.").labels()
+    }
+
+    func readings(_ node: String) -> Counter { readingsTotal.labels(node) }
+    func rejected(_ reason: RejectReason) -> Counter { rejectedTotal.labels(reason.rawValue) }
+    func missedBatches(_ node: String) -> Counter { missedBatchesTotal.labels(node) }
+    func nodeUp(_ node: String) -> Gauge { nodeUpFamily.labels(node) }
+    func zoneEvents(_ zone: String, _ type: String) -> Counter { zoneEventsTotal.labels(zone, type) }
+    func zoneDevices(_ zone: String) -> Gauge { occupancyFamily.labels(zone) }
+
+    func observe(_ u: DeviceUpdate) {
+        guard u.room != nil else { return }
+        confidence.observe(u.confidence)
+        fixes.observe(Double(u.fixes))
+    }
+
+    func observe(node: String, telemetry t: NodeTelemetry) {
+        if let v = t.adverts { nodeAdverts.labels(node).set(Double(v)) }
+        if let v = t.dropped { nodeDropped.labels(node).set(Double(v)) }
+        if let v = t.buffered { nodeBuffered.labels(node).set(Double(v)) }
+    }
+}

@@ -1,0 +1,253 @@
+import Dispatch
+import Foundation
+import Metrics
+import MQTT
+import Positioning
+import Storage
+import Wire
+
+/// The running aggregator: MQTT in, the core on one serial queue, MQTT and SQLite out.
+///
+/// Every message, tick and signal is handled on `work`, so the core needs no locks. Zone
+/// events are stored before they are published (a `kill -9` never loses a published event);
+/// while the database refuses writes they are published anyway after a short wait, so a
+/// broken disk never stops positioning.
+public final class AggregatorService: @unchecked Sendable {
+    let settings: AggregatorSettings
+    let work = DispatchQueue(label: "whereabouts.aggregator")
+    let core: AggregatorCore
+    let metrics: AggregatorMetrics
+    let log: @Sendable (String) -> Void
+    private var client: MQTTClient?
+    private(set) var writer: TrackWriter?
+    private var http: HTTPEndpoints?
+    private var timer: DispatchSourceTimer?
+    private var effects: [Effect] = []
+    /// Events waiting for their commit: (ticket, when queued, messages).
+    private var pending: [(ticket: UInt64, since: Double, messages: [MQTTMessage])] = []
+    /// Enter time of each open visit, to close the same row on exit.
+    private var openVisits: [VisitKey: Double] = [:]
+    /// Exits of visits a crash left open, stored already, published once connected.
+    private var recovered: [MQTTMessage] = []
+    /// QoS 1 publishes the broker has not acknowledged yet (for a clean shutdown).
+    private var inflight: Set<Int32> = []
+    private var connections = 0
+    private var lastArrival = 0.0
+    private var stopping = false
+
+    struct VisitKey: Hashable { let device: String, zone: String }
+
+    /// How long an event waits for its commit before it is published anyway.
+    static let commitPatience = 2.0
+
+    public init(settings: AggregatorSettings, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.log = log
+        metrics = AggregatorMetrics()
+        core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
+                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics)
+        ProcessMetrics.register(in: metrics.registry)
+    }
+
+    /// Opens the database, recovers visits a crash left open, connects, subscribes and serves.
+    public func start() throws {
+        if let path = settings.database { try openStorage(path) }
+        let client = try MQTTClient(settings.mqtt, queue: work) { [weak self] event in self?.handle(event) }
+        self.client = client
+        for filter in core.subscriptions { try client.subscribe(filter, qos: .atMostOnce) }
+        try client.start()
+        if let address = settings.http {
+            http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)
+        }
+        let timer = DispatchSource.makeTimerSource(queue: work)
+        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// A clean stop: exits for every open visit, stored and published, `offline`, disconnect.
+    public func stop() {
+        work.sync {
+            guard !stopping else { return }
+            stopping = true
+            timer?.cancel()
+            effects.removeAll(keepingCapacity: true)
+            core.shutdown(wall: now(), into: &effects)
+            perform()
+            if let writer, !pending.isEmpty, let last = pending.last?.ticket {
+                _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
+            }
+            releasePending(upTo: .max)
+        }
+        if client != nil {
+            work.sync { publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)) }
+            waitForAcknowledgements(timeout: settings.shutdownGrace)
+            client?.disconnect()
+        }
+        writer?.close()
+        http = nil
+    }
+
+    // MARK: - Work queue
+
+    private func handle(_ event: MQTTEvent) {
+        if case .published(let mid) = event { inflight.remove(mid); return }
+        guard !stopping else { return }
+        switch event {
+        case .message(let m):
+            let arrival = now()
+            lastArrival = arrival
+            effects.removeAll(keepingCapacity: true)
+            m.payload.withUnsafeBytes { core.handle(topic: m.topic, payload: $0, arrival: arrival, into: &effects) }
+            perform()
+            metrics.processing.observe(now() - arrival)
+        case .connected:
+            connections += 1
+            if connections > 1 { metrics.mqttReconnects.add() }
+            log("connected to \(settings.mqtt.broker)")
+            publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
+            var start = core.startMessages(wall: now())
+            if !settings.homeAssistant { start.removeAll { $0.topic.hasPrefix("homeassistant/") } }
+            // After a reconnect the broker may have lost retained state: publish it again.
+            if connections > 1 { start += core.currentStateMessages() }
+            start += recovered
+            recovered = []
+            for m in start { publish(m) }
+        case .refused(_, let reason):
+            log("broker refused the connection: \(reason)")
+        case .disconnected(let code, let reason):
+            if code != 0 { log("disconnected from the broker (\(reason)); reconnecting") }
+        case .published:
+            break
+        }
+    }
+
+    private func tick() {
+        guard !stopping else { return }
+        effects.removeAll(keepingCapacity: true)
+        core.tick(wall: now(), into: &effects)
+        perform()
+        // Events whose commit is late (a failing disk) are published anyway.
+        if let first = pending.first, now() - first.since > Self.commitPatience {
+            releasePending(upTo: pending.last?.ticket ?? .max)
+        }
+    }
+
+    private func perform() {
+        for effect in effects {
+            switch effect {
+            case .publish(let m): publish(m)
+            case .event(let e, let messages): store(e, then: messages)
+            case .track(let u): record(u)
+            case .nodeHealth(let node, let t, let telemetry, let online):
+                writer?.recordHealth(NodeHealth(node: node, t: t, adverts: telemetry?.adverts, dropped: telemetry?.dropped,
+                                                buffered: telemetry?.buffered, online: online))
+            }
+        }
+    }
+
+    private func store(_ e: ZoneEvent, then messages: [MQTTMessage]) {
+        let key = VisitKey(device: e.device, zone: e.zone)
+        let outcome: WriteOutcome?
+        switch e.type {
+        case .enter:
+            openVisits[key] = e.t
+            outcome = writer?.openVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: e.t))
+        case .exit:
+            let enter = openVisits.removeValue(forKey: key) ?? (e.t - (e.dwell ?? 0))
+            outcome = writer?.closeVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: enter), at: e.t)
+        }
+        guard let ticket = outcome?.ticket, writer?.statistics.status == .ok else {
+            for m in messages { publish(m) }
+            return
+        }
+        pending.append((ticket, now(), messages))
+    }
+
+    private func record(_ u: DeviceUpdate) {
+        guard let writer else { return }
+        writer.record(TrackPoint(device: u.id, t: u.t, x: u.x, y: u.y, z: u.z, floor: u.floor, room: u.room, confidence: u.confidence))
+    }
+
+    /// Publishes held events whose ticket is committed (or all up to `ticket` when forced).
+    private func releasePending(upTo ticket: UInt64) {
+        var released = 0
+        for entry in pending where entry.ticket <= ticket {
+            for m in entry.messages { publish(m) }
+            released += 1
+        }
+        pending.removeFirst(released)
+    }
+
+    private func publish(_ m: MQTTMessage) {
+        guard let client else { return }
+        do {
+            let mid = try client.publish(m.topic, m.payload, qos: m.qos, retain: m.retain)
+            if m.qos > .atMostOnce { inflight.insert(mid) }
+        } catch {
+            metrics.publishFailures.add()
+        }
+    }
+
+    private func waitForAcknowledgements(timeout: Double) {
+        let deadline = now() + timeout
+        while now() < deadline, work.sync(execute: { !inflight.isEmpty }) { usleep(10_000) }
+    }
+
+    // MARK: - Storage
+
+    private func openStorage(_ path: String) throws {
+        // Created and migrated here, so a database that cannot be opened stops the start
+        // with a clear message, and the recovery below reads a complete schema.
+        try Schema.prepare(path: path)
+        var configuration = WriterConfiguration()
+        configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
+        let log = self.log
+        let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
+                                 onCommit: { [weak self] ticket in
+                                     guard let self else { return }
+                                     self.work.async { self.releasePending(upTo: ticket) }
+                                 })
+        self.writer = writer
+        registerStorageMetrics(writer)
+        try recoverOpenVisits(writer)
+    }
+
+    /// Visits a crash left open are closed at the device's last track point, and their exits
+    /// published once stored, so every `enter` still gets exactly one `exit`.
+    private func recoverOpenVisits(_ writer: TrackWriter) throws {
+        let open = try writer.openVisits()
+        guard !open.isEmpty else { return }
+        log("closing \(open.count) visit(s) left open by an unclean stop")
+        var last: UInt64 = 0
+        var messages: [MQTTMessage] = []
+        for visit in open {
+            if let ticket = writer.closeVisit(visit).ticket { last = max(last, ticket) }
+            messages.append(core.recoveredExit(visit.visit, at: visit.closeAt))
+        }
+        _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
+        recovered = messages
+    }
+
+    private func registerStorageMetrics(_ writer: TrackWriter) {
+        let r = metrics.registry
+        r.collect("whereabouts_storage_queue_depth", "Writes waiting for the database.") { [([], Double(writer.statistics.queueDepth))] }
+        r.collect("whereabouts_storage_written_total", "Rows written to the database.", type: .counter) { [([], Double(writer.statistics.written))] }
+        r.collect("whereabouts_storage_dropped_total", "Writes refused because the queue was full.", type: .counter) { [([], Double(writer.statistics.droppedFull))] }
+        r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
+        r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
+        r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }
+    }
+
+    // MARK: - For the HTTP endpoints (called off the work queue)
+
+    func snapshot<T>(_ body: (AggregatorCore) -> T) -> T { work.sync { body(core) } }
+
+    var isConnected: Bool { client?.connection == .connected }
+
+    /// Wall seconds since a message last arrived.
+    var secondsSinceLastMessage: Double { work.sync { lastArrival == 0 ? .infinity : now() - lastArrival } }
+}
+
+func now() -> Double { Date().timeIntervalSince1970 }

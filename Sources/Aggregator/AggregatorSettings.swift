@@ -1,0 +1,46 @@
+import MQTT
+import Positioning
+import Wire
+
+/// Everything the aggregator runs with: the site, where the broker and database are, and
+/// how to serve HTTP. Built by the main from flags and the site file.
+public struct AggregatorSettings: Sendable {
+    public var site: Site
+    public var mqtt: MQTTOptions
+    public var topics: Topics
+    /// SQLite file for tracks and visits; `nil` runs without storage.
+    public var database: String?
+    /// `ADDR:PORT` for /metrics, /healthz and the JSON API; `nil` serves nothing.
+    public var http: String?
+    /// Bearer token every HTTP request must carry, when set.
+    public var httpToken: String?
+    public var locator: LocatorKind = .default
+    public var dialects: [Dialect] = []
+    public var clockMode: Ingest.ClockMode = .node
+    /// Publish Home Assistant discovery for named devices and zones.
+    public var homeAssistant = true
+    /// Seconds a clean shutdown may spend flushing events and the database.
+    public var shutdownGrace = 5.0
+
+    public init(site: Site, mqtt: MQTTOptions, database: String?, http: String?) {
+        self.site = site
+        self.mqtt = mqtt
+        self.topics = Topics(prefix: site.mqtt.prefix)
+        self.database = database
+        self.http = http
+    }
+
+    /// MQTT options from the site's `mqtt` section, with `broker` (from `--broker`) winning.
+    /// The password comes from `password_file`, else `WHEREABOUTS_MQTT_PASSWORD`; never a flag.
+    public static func mqttOptions(site: Site, broker: BrokerURL?, clientID: String) -> MQTTOptions {
+        let url = broker ?? BrokerURL(host: site.mqtt.host, port: site.mqtt.port, tls: site.mqtt.tls != nil)
+        var options = MQTTOptions(broker: url, clientID: clientID)
+        options.username = site.mqtt.username
+        if site.mqtt.username != nil {
+            options.password = site.mqtt.passwordFile.map { .file($0) } ?? .environment("WHEREABOUTS_MQTT_PASSWORD")
+        }
+        if let tls = site.mqtt.tls { options.tls = TLSOptions(caFile: tls.ca, certFile: tls.cert, keyFile: tls.key) }
+        options.will = Will(topic: Topics(prefix: site.mqtt.prefix).aggregatorStatus, payload: Array("offline".utf8))
+        return options
+    }
+}
