@@ -16,6 +16,11 @@ final class BatchWriter {
     private var nodeKeys: [String: Int64] = [:]
     /// Latest time each device was seen in this batch: one UPDATE per device, not per point.
     private var seen: [Int64: Double] = [:]
+    /// The last_seen each device's row holds. Rows are moved on at most once a minute, since a
+    /// busy site has about one point per device per batch; readers take the later of last_seen
+    /// and the device's last track point, so nothing is lost.
+    private var stored: [Int64: Double] = [:]
+    static let lastSeenResolution = 60.0
 
     init(path: String, busyTimeout: Double) throws {
         db = try Connection(path: path, busyTimeout: busyTimeout)
@@ -53,10 +58,11 @@ final class BatchWriter {
         do {
             try db.transaction {
                 for write in batch { try apply(write) }
-                for (key, t) in seen {
+                for (key, t) in seen where t - (stored[key] ?? -.infinity) >= Self.lastSeenResolution {
                     try touchDevice.bind(key, at: 1)
                     try touchDevice.bind(t, at: 2)
                     try touchDevice.run()
+                    stored[key] = t
                 }
             }
             seen.removeAll(keepingCapacity: true)
@@ -64,6 +70,7 @@ final class BatchWriter {
             deviceKeys.removeAll()
             nodeKeys.removeAll()
             seen.removeAll()
+            stored.removeAll()
             throw error
         }
     }

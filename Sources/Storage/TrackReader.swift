@@ -74,10 +74,12 @@ public final class TrackReader {
         return zones
     }
 
-    /// Every device, with its last floor and room and how many track points it has.
+    /// Every device, with its last floor and room and how many track points it has. `lastSeen`
+    /// is the later of the device row's and its last track point (the writer moves the row's
+    /// on only once a minute).
     public func devices() throws -> [DeviceSummary] {
         let query = try db.prepare("""
-            SELECT d.id, d.name, d.first_seen, d.last_seen, last.floor, last.room,
+            SELECT d.id, d.name, d.first_seen, max(d.last_seen, coalesce(last.t, d.last_seen)), last.floor, last.room,
                    (SELECT count(*) FROM track_points p WHERE p.device = d.key)
             FROM devices d LEFT JOIN track_points last ON last.rowid =
                 (SELECT rowid FROM track_points p WHERE p.device = d.key ORDER BY t DESC LIMIT 1)
