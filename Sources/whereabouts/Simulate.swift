@@ -33,12 +33,15 @@ func runSimulate(_ arguments: [String]) -> Int32 {
         let sitePath = try args.require("site"), scenarioPath = try args.require("scenario"), out = try args.require("out")
         let seed = try args.int("seed", in: 0...Int.max)
         let site = try loadSite(path: sitePath)
-        var scenario = try loadScenario(path: scenarioPath)
+        let decoded = try loadScenario(path: scenarioPath)
+        var scenario = decoded.scenario
         if let seed { scenario.seed = UInt64(seed) }
+        // Checked against the site even when it has errors of its own, so every one shows at once.
         let (prepared, problems) = Simulation.prepare(site: site, scenario: scenario)
-        for problem in problems where problem.severity == .warning { printError("\(scenarioPath):\(problem)") }
-        guard let simulation = prepared else {
-            throw ScenarioFileError(path: scenarioPath, problems: problems.filter { $0.severity == .error })
+        let all = decoded.problems + problems
+        for problem in all where problem.severity == .warning { printError("\(scenarioPath):\(problem)") }
+        guard let simulation = prepared, decoded.errors.isEmpty else {
+            throw ScenarioFileError(path: scenarioPath, problems: all.filter { $0.severity == .error }.sorted { $0.line < $1.line })
         }
         var output = try OutputDirectory(path: out, nodes: site.nodes.map { Simulation.captureFileName($0.name) })
         let summary = simulation.run(into: &output)
@@ -59,18 +62,13 @@ struct ScenarioFileError: Error, CustomStringConvertible {
     }
 }
 
-/// Reads, parses and decodes a scenario file; warnings go to standard error.
-func loadScenario(path: String) throws -> Scenario {
-    let root: ConfigNode
+/// Reads, parses and decodes a scenario file; throws only when it cannot be read or parsed.
+func loadScenario(path: String) throws -> ScenarioDecoding {
     do {
-        root = try YAML.parse(contentsOf: path)
+        return Scenario.decode(try YAML.parse(contentsOf: path))
     } catch {
         throw ScenarioFileError(path: path, problems: [SiteProblem(.error, line: error.line, key: "", message: error.message)])
     }
-    let decoded = Scenario.decode(root)
-    for warning in decoded.warnings { printError("\(path):\(warning)") }
-    guard decoded.errors.isEmpty else { throw ScenarioFileError(path: path, problems: decoded.errors) }
-    return decoded.scenario
 }
 
 /// An I/O failure naming the file and the system's reason.
