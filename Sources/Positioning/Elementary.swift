@@ -13,13 +13,9 @@ enum Elementary {
         var m = x.significand
         if m > 1.4142135623730951 { m /= 2; e += 1 }
         let s = (m - 1) / (m + 1), s2 = s * s
-        var term = s, sum = s
-        var k = 3.0
-        while k < 26 {
-            term *= s2
-            sum += term / k
-            k += 2
-        }
+        // atanh series to s¹⁵ in Horner form: |s| < 0.172 leaves an error below 1e-13.
+        let series = 1 + s2 * (1.0 / 3 + s2 * (1.0 / 5 + s2 * (1.0 / 7 + s2 * (1.0 / 9 + s2 * (1.0 / 11 + s2 * (1.0 / 13 + s2 / 15))))))
+        let sum = s * series
         return 2 * sum + e * ln2
     }
 
@@ -31,11 +27,10 @@ enum Elementary {
         // x = k·ln2 + r with |r| ≤ ln2/2; e^r by Taylor, then scale by 2^k.
         let k = (x / ln2).rounded()
         let r = x - k * ln2
-        var term = 1.0, sum = 1.0
-        for i in 1...14 {
-            term *= r / Double(i)
-            sum += term
-        }
+        // Taylor to r¹³ in Horner form: |r| ≤ 0.347 leaves an error below 1e-15.
+        let high = 1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (1.0 / 3628800 + r * (1.0 / 39916800
+            + r * (1.0 / 479001600 + r / 6227020800)))))
+        let sum = 1 + r * (1 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r * high))))))
         return k < 1000 ? scale(sum, Int(k)) : .infinity
     }
 

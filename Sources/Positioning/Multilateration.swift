@@ -13,7 +13,7 @@ struct Multilateration: Locator {
     var sigma = 6.0
     /// Huber threshold in units of `sigma`.
     var huber = 1.5
-    var iterations = 40
+    var iterations = 20
 
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
@@ -29,13 +29,14 @@ struct Multilateration: Locator {
         var x = start
         var walls = problem.refreshWalls(&obs, at: x, site: site)
         var best = (x: start, cost: Double.infinity)
-        for _ in 0..<4 {
+        for _ in 0..<3 {
             x = minimise(problem, obs, from: x, site: site)
             // Height trades against distance on the floor, which leaves mirror minima above
-            // and below the nodes: try again from a low and a high start, keep the best.
+            // and below the nodes: without a tracked height to start from, try again from a
+            // low and a high start and keep the best.
             let f = site.floors[floor]
             var lowest = problem.cost(obs, at: x)
-            for height in stride(from: 0.2, through: 0.8, by: 0.6) {
+            for height in stride(from: 0.2, through: 0.8, by: 0.6) where hint == nil {
                 let z = f.min.z + (f.max.z - f.min.z) * height
                 let retry = minimise(problem, obs, from: Point3(x.x, x.y, z), site: site)
                 let retryCost = problem.cost(obs, at: retry)
@@ -53,24 +54,27 @@ struct Multilateration: Locator {
         return problem.fix(obs, at: x, cost: problem.cost(obs, at: x))
     }
 
-    /// Levenberg–Marquardt from `start`, steps clamped to the floor's box.
+    /// Levenberg–Marquardt from `start`, steps clamped to the floor's box. Each evaluation
+    /// yields the cost and the normal equations together: one logarithm per node and step.
     private func minimise(_ problem: Problem, _ obs: [Observation], from start: Point3, site: SiteGeometry) -> Point3 {
         var x = start
-        var cost = problem.cost(obs, at: x)
+        var current = problem.evaluate(obs, at: x)
         var lambda = 1e-3
         for _ in 0..<iterations {
-            let (a, g) = problem.normalEquations(obs, at: x)
+            let a = current.normal
             var damped = a
             damped.xx += lambda * a.xx + 1e-9; damped.yy += lambda * a.yy + 1e-9; damped.zz += lambda * a.zz + 1e-9
             guard let inverse = damped.inverse else { break }
+            let g = current.gradient
             let step = inverse.times((-g.0, -g.1, -g.2))
             let candidate = site.clamp(Point3(x.x + step.0, x.y + step.1, x.z + step.2), floor: problem.floor)
-            let candidateCost = problem.cost(obs, at: candidate)
-            if candidateCost < cost {
+            let next = problem.evaluate(obs, at: candidate)
+            if next.cost < current.cost {
                 let moved = distance(candidate, x)
-                x = candidate; cost = candidateCost
+                x = candidate; current = next
                 lambda = max(lambda / 3, 1e-6)
-                if moved < 1e-6 { break }
+                // A tenth of a millimetre: far below what RSSI can resolve.
+                if moved < 1e-4 { break }
             } else {
                 lambda *= 4
                 if lambda > 1e4 { break }
@@ -115,33 +119,30 @@ struct Problem {
     @inline(__always)
     func huberWeight(_ e: Double) -> Double { abs(e) <= huber ? 1 : huber / abs(e) }
 
-    func cost(_ obs: [Observation], at x: Point3) -> Double {
-        var sum = 0.0
-        for o in obs {
-            let a = abs(residual(o, at: x).e)
-            sum += weight(o) * (a <= huber ? 0.5 * a * a : huber * (a - 0.5 * huber))
-        }
-        return sum
-    }
+    func cost(_ obs: [Observation], at x: Point3) -> Double { evaluate(obs, at: x).cost }
 
-    /// Gauss–Newton normal equations `A = Σ w J Jᵀ`, `g = Σ w e J` with IRLS Huber weights.
-    func normalEquations(_ obs: [Observation], at x: Point3) -> (Symmetric3, (Double, Double, Double)) {
+    /// The robust cost at `x` and the Gauss–Newton normal equations `A = Σ w J Jᵀ`,
+    /// `g = Σ w e J` with IRLS Huber weights.
+    func evaluate(_ obs: [Observation], at x: Point3) -> (cost: Double, normal: Symmetric3, gradient: (Double, Double, Double)) {
+        var cost = 0.0
         var a = Symmetric3()
         var g = (0.0, 0.0, 0.0)
         for o in obs {
             let (e, d) = residual(o, at: x)
+            let magnitude = abs(e), wo = weight(o)
+            cost += wo * (magnitude <= huber ? 0.5 * e * e : huber * (magnitude - 0.5 * huber))
             let k = slope / (sigma * d * d)
             let j = (k * (x.x - o.position.x), k * (x.y - o.position.y), k * (x.z - o.position.z))
-            let w = weight(o) * huberWeight(e)
+            let w = wo * huberWeight(e)
             a.addOuter(j, weight: w)
             g.0 += w * e * j.0; g.1 += w * e * j.1; g.2 += w * e * j.2
         }
-        return (a, g)
+        return (cost, a, g)
     }
 
     /// The fix at the solution: covariance from the normal equations scaled by the fit.
     func fix(_ obs: [Observation], at x: Point3, cost: Double) -> Fix {
-        let (a, _) = normalEquations(obs, at: x)
+        let a = evaluate(obs, at: x).normal
         var ridge = a
         ridge.xx += 1e-3; ridge.yy += 1e-3; ridge.zz += 1e-3
         let c = ridge.inverse ?? Symmetric3(xx: 100, yy: 100, zz: 100)
