@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 mosquitto mosquitto-clients pkg-config sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy clean
+.PHONY: all deps build release test bench demo accuracy clean radio-test
 
 all: build
 
@@ -37,6 +37,11 @@ demo: build
 	@echo "Decoding the bundled real capture (Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log)."
 	@echo "The simulated site with a live aggregator comes with the simulator."
 	"$$($(SWIFT) build --show-bin-path)/whereabouts" decode --btsnoop Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log | head -20
+
+# The live radio path on Debian 12's kernel under qemu with virtual controllers (issue 10);
+# installs qemu itself, caches the guest image in .cache/radio-test.
+radio-test: deps
+	tools/radio-test/run.sh
 
 clean:
 	rm -rf .build
