@@ -13,6 +13,8 @@ struct Advertiser: Sendable {
     let bodyLoss: Double
     /// The key of a phone; `nil` for beacons and fixed addresses.
     let irk: IdentityResolvingKey?
+    /// Whether its readings carry its id: false for a stranger's phone nobody has the key of.
+    let named: Bool
 
     private(set) var address: BluetoothAddress
     private(set) var addressText: String
@@ -30,13 +32,14 @@ struct Advertiser: Sendable {
     private(set) var events = 0
     private(set) var addresses = 1
 
-    init(spec: DeviceSpec, track: Track, irk: IdentityResolvingKey?, effects: ChannelEffects, rng: RandomStream) {
+    init(spec: DeviceSpec, track: Track, irk: IdentityResolvingKey?, named: Bool, effects: ChannelEffects, rng: RandomStream) {
         var rng = rng
         self.spec = spec
         id = spec.id
         kind = spec.readingKind
         self.track = track
         self.irk = irk
+        self.named = named
         truePower = Double(spec.txPower) + rng.gaussian() * effects.txErrorSD
         bodyLoss = spec.bodyLoss ?? effects.bodyLoss
         nextEvent = rng.uniform() * spec.interval

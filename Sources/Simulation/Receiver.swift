@@ -15,7 +15,9 @@ struct Receiver {
     var capture = BtsnoopWriter(datalink: .h4)
     private var pending: [Reading] = []
     private(set) var seq: UInt64 = 0
+    /// Advertisements captured, and readings made of them (strangers' phones make none).
     private(set) var heard = 0
+    private(set) var readings = 0
     private(set) var batches = 0
     private var event: [UInt8] = []
 
@@ -48,9 +50,11 @@ struct Receiver {
         AdvertisingReport.appendLegacyEvent(eventType: device.eventType, addressType: device.addressType, address: device.address,
                                             data: device.data, rssi: Int8(clamping: rssi), to: &event)
         capture.append(.event, event, unixMicroseconds: ms * 1000)
+        heard += 1
+        guard device.named else { return }
         pending.append(Reading(id: device.id, mac: device.addressText, rssi: rssi, tx: device.announcedPower,
                                t: Double(ms) / 1000, kind: device.kind))
-        heard += 1
+        readings += 1
     }
 
     /// The batches the node has published by true time `s` (all of them when `final`), each

@@ -61,7 +61,7 @@ extension Simulation {
             let track = builder.build(duration: scenario.duration)
                 ?? Track(legs: [Track.Leg(start: 0, end: scenario.duration, from: .init(xy: Point2(0, 0), floor: 0),
                                           to: .init(xy: Point2(0, 0), floor: 0), heading: Point2(1, 0), away: true)], height: spec.height)
-            devices.append(Advertiser(spec: spec, track: track, irk: keys[d], effects: e,
+            devices.append(Advertiser(spec: spec, track: track, irk: keys[d], named: known[d], effects: e,
                                       rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/radio")))
         }
         return RunState(devices: devices, receivers: receivers, channel: channel,

@@ -27,6 +27,9 @@ public struct Simulation: Sendable {
     let world: World
     /// Each device's key (phones only): the scenario's, the site's, or one drawn from the seed.
     let keys: [IdentityResolvingKey?]
+    /// Whether anyone knows the key: a phone whose key was drawn from the seed is a stranger,
+    /// heard in the captures but never named in the readings (an edge drops what it cannot resolve).
+    let known: [Bool]
 
     /// Ground truth is sampled this often (s); batches are formed as the true clock passes
     /// each tick.
@@ -39,7 +42,9 @@ public struct Simulation: Sendable {
         let world = World(site: site)
         var problems = check(scenario, against: world)
         var keys: [IdentityResolvingKey?] = []
+        var known: [Bool] = []
         for device in scenario.devices {
+            known.append(true)
             guard case let .phone(name, irk, _) = device.kind else { keys.append(nil); continue }
             if let irk { keys.append(irk); continue }
             if let configured = site.irks.first(where: { $0.id == name }) {
@@ -52,10 +57,11 @@ public struct Simulation: Sendable {
             } else {
                 var rng = RandomStream(seed: scenario.seed, label: "device/\(device.id)/irk")
                 keys.append(IdentityResolvingKey((0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
+                known[known.count - 1] = false
             }
         }
         guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
-        return (Simulation(site: site, scenario: scenario, world: world, keys: keys), problems)
+        return (Simulation(site: site, scenario: scenario, world: world, keys: keys, known: known), problems)
     }
 
     static func check(_ scenario: Scenario, against world: World) -> [SiteProblem] {
@@ -93,8 +99,8 @@ public struct Simulation: Sendable {
         String(node.map { $0 == "/" ? "_" : $0 }) + ".btsnoop"
     }
 
-    /// The seed in force and the key each phone uses (hex), for the manifest and tests.
-    public var deviceKeys: [(id: String, irk: IdentityResolvingKey?)] {
-        zip(scenario.devices, keys).map { ($0.id, $1) }
+    /// The key each phone uses, and whether the site or scenario gives it (else it is a stranger's).
+    public var deviceKeys: [(id: String, irk: IdentityResolvingKey?, known: Bool)] {
+        scenario.devices.indices.map { (scenario.devices[$0].id, keys[$0], known[$0]) }
     }
 }

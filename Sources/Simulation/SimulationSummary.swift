@@ -6,8 +6,9 @@ public struct SimulationSummary: Sendable {
     public struct NodeSummary: Sendable {
         public var name: String
         public var file: String
-        /// Advertisements heard (capture records and readings alike).
+        /// Advertisements heard (capture records), and readings made of them.
         public var heard: Int
+        public var readings: Int
         public var batches: Int
         public var rxOffset: Double
         public var clockOffset: Double
@@ -24,6 +25,8 @@ public struct SimulationSummary: Sendable {
         public var events: Int
         public var addresses: Int
         public var irk: String?
+        /// False for a stranger's phone: in the captures, not in the readings.
+        public var named: Bool
     }
 
     public var seed: UInt64
@@ -58,7 +61,8 @@ public struct SimulationSummary: Sendable {
         w.key("nodes"); w.arrayStart()
         for node in nodes {
             w.objectStart()
-            w.field("name", node.name); w.field("file", node.file); w.field("heard", node.heard); w.field("batches", node.batches)
+            w.field("name", node.name); w.field("file", node.file); w.field("heard", node.heard); w.field("readings", node.readings)
+            w.field("batches", node.batches)
             w.field("rx_offset", node.rxOffset); w.field("clock_offset", node.clockOffset, decimals: 6); w.field("clock_drift_ppm", node.clockDriftPPM)
             w.objectEnd()
         }
@@ -69,6 +73,7 @@ public struct SimulationSummary: Sendable {
             w.field("id", device.id); w.field("kind", device.kind.rawValue); w.field("tx_power", device.txPower)
             w.field("true_power", device.truePower); w.field("events", device.events); w.field("addresses", device.addresses)
             if let irk = device.irk { w.field("irk", irk) }
+            w.field("named", device.named)
             w.objectEnd()
         }
         w.arrayEnd()
@@ -80,12 +85,12 @@ public struct SimulationSummary: Sendable {
 extension Simulation {
     func summary(_ state: RunState) -> SimulationSummary {
         let nodes = state.receivers.enumerated().map { n, r in
-            SimulationSummary.NodeSummary(name: r.name, file: Self.captureFileName(r.name), heard: r.heard, batches: r.batches,
+            SimulationSummary.NodeSummary(name: r.name, file: Self.captureFileName(r.name), heard: r.heard, readings: r.readings, batches: r.batches,
                                           rxOffset: state.channel.rxOffsets[n], clockOffset: r.clockOffset, clockDriftPPM: r.clockDrift * 1e6)
         }
         let devices = state.devices.map { d in
             SimulationSummary.DeviceSummary(id: d.id, kind: d.kind, txPower: d.spec.txPower, truePower: d.truePower,
-                                            events: d.events, addresses: d.addresses, irk: d.irk?.hex)
+                                            events: d.events, addresses: d.addresses, irk: d.irk?.hex, named: d.named)
         }
         return SimulationSummary(seed: scenario.seed, start: scenario.start, duration: scenario.duration, nodes: nodes, devices: devices,
                                  readings: state.readings, batches: nodes.reduce(0) { $0 + $1.batches }, truthLines: state.truthCount)

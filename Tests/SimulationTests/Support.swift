@@ -26,7 +26,8 @@ irks:
 positioning: { absorption: 2.7 }
 """
 
-/// Three walkers and a beacon on a shelf, with every effect on, for two simulated minutes.
+/// Keys carried about, a phone whose key the site knows, a collar on the floor and a
+/// stranger's phone nobody can resolve, with every effect on, for two simulated minutes.
 let referenceScenario = """
 seed: 7
 duration: 2m
@@ -47,6 +48,10 @@ devices:
     interval: 1s
     body_loss: 0
     path: [ { at: [4, 1] } ]
+  - id: "irk:stranger"
+    phone: { rotate: 1m }
+    interval_ms: 500
+    path: [ { random_walk: west, for: 2m } ]
 """
 
 func site(_ yaml: String) throws -> Site {
