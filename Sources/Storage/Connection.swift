@@ -83,6 +83,7 @@ public final class Connection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the last row inserted on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Runs a query whose answer is one integer (`PRAGMA user_version`, `SELECT count(*) …`).

@@ -27,6 +27,7 @@ public struct HistoryExporter {
         self.emit = emit
     }
 
+    /// Writes the header (CSV) or the opening of the array or collection.
     public mutating func begin() {
         switch format {
         case .csv: emit("device,t,time,x,y,z,floor,room,confidence\n")
@@ -35,6 +36,7 @@ public struct HistoryExporter {
         }
     }
 
+    /// Writes one point, in the order given (oldest first for a track).
     public mutating func add(_ p: TrackPoint) {
         let separator = count == 0 ? "\n" : ",\n"
         count += 1
@@ -63,6 +65,7 @@ public struct HistoryExporter {
         }
     }
 
+    /// Writes the closing (and, for GeoJSON, the LineString of each stretch on one floor).
     public mutating func end() {
         switch format {
         case .csv: break
@@ -82,6 +85,7 @@ public struct HistoryExporter {
 
 /// Text of the tabular queries.
 public enum TableExport {
+    /// One row per visit; an open visit has empty exit and dwell (null in JSON).
     public static func visits(_ visits: [Visit], format: TableFormat) -> String {
         switch format {
         case .csv:
@@ -99,6 +103,7 @@ public enum TableExport {
         }
     }
 
+    /// CSV: one `zone,device` row per device present; JSON: `{t, zones: [{zone, count, devices}]}`.
     public static func occupancy(_ zones: [ZoneOccupancy], at t: Double, format: TableFormat) -> String {
         switch format {
         case .csv:
@@ -114,6 +119,7 @@ public enum TableExport {
         }
     }
 
+    /// One row per device, with where it was last seen.
     public static func devices(_ devices: [DeviceSummary], format: TableFormat) -> String {
         switch format {
         case .csv:

@@ -56,6 +56,7 @@ public struct Maintenance: Sendable {
         phase = .prune(0)
     }
 
+    /// Abandons the pass under way (the writer does so when the database fails).
     public mutating func cancel() { phase = .idle }
 
     /// Does one small step of the pass; returns the rows it removed. `isIdle` once the pass is done.

@@ -21,22 +21,27 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// Binds an integer to the 1-based parameter `index` (`?1` is 1).
     public func bind(_ value: Int64, at index: Int32) throws(DatabaseError) {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds an integer (as SQLite's 64-bit INTEGER).
     public func bind(_ value: Int, at index: Int32) throws(DatabaseError) {
         try bind(Int64(value), at: index)
     }
 
+    /// Binds a REAL.
     public func bind(_ value: Double, at index: Int32) throws(DatabaseError) {
         try check(sqlite3_bind_double(handle, index, value))
     }
 
+    /// Binds TEXT; SQLite copies the bytes, so the string need not outlive the call.
     public func bind(_ value: String, at index: Int32) throws(DatabaseError) {
         try check(sqlite3_bind_text(handle, index, value, -1, sqliteTransient))
     }
 
+    /// Binds a BLOB (copied).
     public func bind(_ bytes: [UInt8], at index: Int32) throws(DatabaseError) {
         let rc = bytes.withUnsafeBytes { raw in
             sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), sqliteTransient)
@@ -44,6 +49,7 @@ public final class Statement {
         try check(rc)
     }
 
+    /// Binds NULL.
     public func bindNull(at index: Int32) throws(DatabaseError) {
         try check(sqlite3_bind_null(handle, index))
     }
@@ -53,10 +59,12 @@ public final class Statement {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds the value, or NULL when it is `nil`.
     public func bind(_ value: Double?, at index: Int32) throws(DatabaseError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
 
+    /// Binds the value, or NULL when it is `nil`.
     public func bind(_ value: Int64?, at index: Int32) throws(DatabaseError) {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
@@ -83,19 +91,26 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Whether the 0-based `column` of the current row is NULL.
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The column as an integer (0 for NULL).
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    /// The column as a REAL (0 for NULL).
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
+    /// The column as text, `nil` for NULL.
     public func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// The column as a REAL, `nil` for NULL.
     public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+    /// The column as an integer, `nil` for NULL.
     public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
+    /// The column's bytes, `nil` for NULL, empty for an empty BLOB.
     public func blob(_ column: Int32) -> [UInt8]? {
         if isNull(column) { return nil }
         // SQLite returns a null pointer for an empty blob.
