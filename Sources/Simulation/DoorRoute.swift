@@ -13,55 +13,11 @@ extension World {
     /// The points to walk through from `a` to `b` on `floor`, `b` included, `a` not.
     /// Straight when both are in one room, outside every room, or no door chain joins them.
     func route(_ floor: Int, from a: Point2, to b: Point2) -> [Point2] {
-        let doors = site.floors[floor].doors
-        guard let startRoom = room(floor, a), let endRoom = room(floor, b), startRoom != endRoom, !doors.isEmpty else { return [b] }
-        let rooms = site.floors[floor].rooms
-        // State i: door i/2 crossed into its room (i % 2 == 0 ? first : second).
-        let sides = doors.map { door -> (Point2, Point2)? in
-            guard let r0 = rooms.firstIndex(where: { $0.id == door.between.0 }),
-                  let r1 = rooms.firstIndex(where: { $0.id == door.between.1 }) else { return nil }
-            return (approach(floor, door.at, room: r0), approach(floor, door.at, room: r1))
-        }
-        func roomOf(_ state: Int) -> Int? {
-            let door = doors[state / 2]
-            return rooms.firstIndex { $0.id == (state % 2 == 0 ? door.between.0 : door.between.1) }
-        }
-        func point(_ state: Int) -> Point2? { sides[state / 2].map { state % 2 == 0 ? $0.0 : $0.1 } }
-        /// Entering state `s` from a point in the other room: the near approach, the door, the far approach.
-        func entry(_ s: Int) -> (near: Point2, far: Point2)? {
-            guard let pair = sides[s / 2] else { return nil }
-            return s % 2 == 0 ? (pair.1, pair.0) : (pair.0, pair.1)
-        }
-        let count = doors.count * 2
-        var distance = [Double](repeating: .infinity, count: count)
-        var previous = [Int](repeating: -1, count: count)
-        var done = [Bool](repeating: false, count: count)
-        func relax(from p: Point2, base: Double, inRoom r: Int, via: Int) {
-            for s in 0..<count where !done[s] {
-                guard let e = entry(s), roomOf(s ^ 1) == r else { continue }
-                let door = doors[s / 2].at
-                let d = base + length(p, e.near) + length(e.near, door) + length(door, e.far)
-                if d < distance[s] { distance[s] = d; previous[s] = via }
-            }
-        }
-        relax(from: a, base: 0, inRoom: startRoom, via: -1)
-        var best = (cost: Double.infinity, state: -1)
-        while let s = (0..<count).filter({ !done[$0] && distance[$0].isFinite }).min(by: { distance[$0] < distance[$1] }) {
-            done[s] = true
-            guard let here = point(s), let r = roomOf(s) else { continue }
-            if r == endRoom, distance[s] + length(here, b) < best.cost { best = (distance[s] + length(here, b), s) }
-            relax(from: here, base: distance[s], inRoom: r, via: s)
-        }
-        guard best.state >= 0 else { return [b] }
-        var chain: [Int] = []
-        var s = best.state
-        while s >= 0 { chain.append(s); s = previous[s] }
-        var points: [Point2] = []
-        for s in chain.reversed() {
-            guard let e = entry(s) else { continue }
-            points += [e.near, doors[s / 2].at, e.far]
-        }
-        return points + [b]
+        guard let startRoom = room(floor, a), let endRoom = room(floor, b), startRoom != endRoom,
+              !site.floors[floor].doors.isEmpty else { return [b] }
+        let graph = DoorGraph(world: self, floor: floor)
+        guard let chain = graph.shortestChain(from: a, in: startRoom, to: b, in: endRoom) else { return [b] }
+        return chain.flatMap { graph.crossing($0) } + [b]
     }
 
     /// A point `doorApproach` from the door inside `room`: of eight directions, the first
@@ -94,4 +50,63 @@ extension World {
 func length(_ a: Point2, _ b: Point2) -> Double {
     let dx = b.x - a.x, dy = b.y - a.y
     return (dx * dx + dy * dy).squareRoot()
+}
+
+/// Doors as a graph for routing. State `2i` is "through door i into its first room", `2i + 1`
+/// "into its second"; crossing goes from the near side's approach point, through the door,
+/// to the far side's.
+private struct DoorGraph {
+    let doors: [Door]
+    /// Per door, the rooms it joins and their approach points, `nil` for a door naming a room
+    /// the floor does not have.
+    let sides: [(rooms: (Int, Int), points: (Point2, Point2))?]
+
+    init(world: World, floor: Int) {
+        let rooms = world.site.floors[floor].rooms
+        doors = world.site.floors[floor].doors
+        sides = doors.map { door in
+            guard let r0 = rooms.firstIndex(where: { $0.id == door.between.0 }),
+                  let r1 = rooms.firstIndex(where: { $0.id == door.between.1 }) else { return nil }
+            return ((r0, r1), (world.approach(floor, door.at, room: r0), world.approach(floor, door.at, room: r1)))
+        }
+    }
+
+    /// The room a state ends in and the room it starts from.
+    func into(_ s: Int) -> Int? { sides[s / 2].map { s % 2 == 0 ? $0.rooms.0 : $0.rooms.1 } }
+    func from(_ s: Int) -> Int? { into(s ^ 1) }
+
+    /// The near approach, the door and the far approach of crossing in state `s`.
+    func crossing(_ s: Int) -> [Point2] {
+        guard let side = sides[s / 2] else { return [] }
+        let (near, far) = s % 2 == 0 ? (side.points.1, side.points.0) : (side.points.0, side.points.1)
+        return [near, doors[s / 2].at, far]
+    }
+
+    func cost(from p: Point2, through s: Int) -> Double {
+        let c = crossing(s)
+        return c.count == 3 ? length(p, c[0]) + length(c[0], c[1]) + length(c[1], c[2]) : .infinity
+    }
+
+    /// The door crossings of the shortest walk (Dijkstra; floors have tens of doors at most).
+    func shortestChain(from a: Point2, in startRoom: Int, to b: Point2, in endRoom: Int) -> [Int]? {
+        let count = doors.count * 2
+        var distance = (0..<count).map { from($0) == startRoom ? cost(from: a, through: $0) : .infinity }
+        var previous = [Int](repeating: -1, count: count)
+        var done = [Bool](repeating: false, count: count)
+        var best = (cost: Double.infinity, state: -1)
+        while let s = (0..<count).filter({ !done[$0] && distance[$0].isFinite }).min(by: { distance[$0] < distance[$1] }) {
+            done[s] = true
+            guard let here = crossing(s).last, let r = into(s) else { continue }
+            if r == endRoom, distance[s] + length(here, b) < best.cost { best = (distance[s] + length(here, b), s) }
+            for next in 0..<count where !done[next] && from(next) == r {
+                let d = distance[s] + cost(from: here, through: next)
+                if d < distance[next] { distance[next] = d; previous[next] = s }
+            }
+        }
+        guard best.state >= 0 else { return nil }
+        var chain: [Int] = []
+        var s = best.state
+        while s >= 0 { chain.append(s); s = previous[s] }
+        return chain.reversed()
+    }
 }
