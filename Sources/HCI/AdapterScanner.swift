@@ -48,8 +48,7 @@ public final class AdapterScanner: Sendable {
                     _ = session.close()
                     throw error
                 }
-                let teardown = session.close()
-                cell.set(.stopped(scanDisabled: teardown.scanDisabled, filterRestored: teardown.filterRestored))
+                cell.set(.stopped(session.close()))
                 return
             } catch where error.isPermanent {
                 cell.set(.failed(reason: error.description))
@@ -60,7 +59,7 @@ public final class AdapterScanner: Sendable {
                 try waitForRetry(seconds: delay, watcher, buffer)
             }
         }
-        cell.set(.stopped(scanDisabled: false, filterRestored: false))
+        cell.set(.stopped(nil))
     }
 
     /// Asks `run` to return soon; from any thread.

@@ -48,7 +48,7 @@ public final class MonitorListener: Sendable {
                 _ = try poller.wait(milliseconds: Int32(delay * 1000))
             }
         }
-        cell.set(.stopped(scanDisabled: false, filterRestored: false))
+        cell.set(.stopped(nil))
     }
 
     public func stop() {

@@ -37,16 +37,9 @@ final class ScanSession {
         try run(enableCommand(true))
     }
 
-    /// What closing achieved, for the log: the kernel drops a socket's filter with the
-    /// socket, but a scan left on keeps the radio busy for whoever comes next.
-    struct Teardown: Sendable, Equatable {
-        var scanDisabled = false
-        var filterRestored = false
-    }
-
     /// Disables the scan and puts back the filter found on the socket.
-    func close() -> Teardown {
-        var result = Teardown()
+    func close() -> ScanTeardown {
+        var result = ScanTeardown()
         if let answer = try? execute(enableCommand(false)) {
             result.scanDisabled = answer.status == 0 || answer.status == ControllerStatus.commandDisallowed
         }

@@ -10,8 +10,8 @@ public enum SourceState: Sendable, Equatable, CustomStringConvertible {
     /// Gone or failed; the next attempt is in `retryIn` seconds (sooner if the kernel says
     /// the adapter is back).
     case down(reason: String, retryIn: Double)
-    /// Stopped on request; for a scanner, whether it left the controller as it found it.
-    case stopped(scanDisabled: Bool, filterRestored: Bool)
+    /// Stopped on request; for a scanner that had the adapter open, what closing achieved.
+    case stopped(ScanTeardown?)
     /// Stopped by an error that waiting will not fix (permissions, no LE).
     case failed(reason: String)
 
@@ -21,8 +21,9 @@ public enum SourceState: Sendable, Equatable, CustomStringConvertible {
         case let .scanning(extended, mode): "scanning (\(extended ? "extended" : "legacy") commands, \(mode))"
         case .listening: "listening on the monitor channel"
         case let .down(reason, retryIn): "down: \(reason); retrying in \(Int(retryIn)) s"
-        case let .stopped(scanDisabled, filterRestored):
-            "stopped: scan \(scanDisabled ? "disabled" : "NOT disabled"), HCI filter \(filterRestored ? "restored" : "NOT restored")"
+        case let .stopped(teardown?):
+            "stopped: scan \(teardown.scanDisabled ? "disabled" : "NOT disabled"), HCI filter \(teardown.filterRestored ? "restored" : "NOT restored")"
+        case .stopped(nil): "stopped"
         case let .failed(reason): "failed: \(reason)"
         }
     }
@@ -34,6 +35,15 @@ public enum SourceState: Sendable, Equatable, CustomStringConvertible {
         default: false
         }
     }
+}
+
+/// What closing a scanning adapter achieved: the kernel drops a socket's filter with the
+/// socket, but a scan left on keeps the radio busy for whoever comes next.
+public struct ScanTeardown: Sendable, Equatable {
+    /// The controller confirmed the scan is off (or said it was not scanning).
+    public var scanDisabled = false
+    /// The filter found on the socket was put back, as read back from the kernel.
+    public var filterRestored = false
 }
 
 /// A source's state, written by its reader and read from anywhere.

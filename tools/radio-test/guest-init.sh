@@ -79,7 +79,11 @@ check "adapter: exits 0 on SIGTERM" [ "$rc" -eq 0 ]
 check "adapter: reports scan disabled and HCI filter restored" grep -q 'hci0: stopped: scan disabled, HCI filter restored' /tmp/adapter.err
 check "adapter: controller hci0 is not scanning afterwards" legacy_scan_off hci0
 
-# 2. --monitor takes the reports of whoever scans, sending nothing.
+# 2. --monitor takes the reports of whoever scans, sending nothing: btmon shows every raw
+# socket opened (hcitool's, the positive control) and must show none of the edge's.
+btmon >/tmp/btmon-monitor.log 2>&1 &
+BTMON=$!
+sleep 0.5
 edge monitor --monitor
 wait_for 10 /tmp/monitor.err 'monitor: listening'
 hcitool -i hci0 lescan --passive --duplicates >/tmp/lescan.out 2>&1 &
@@ -88,11 +92,15 @@ check "monitor: --monitor --print sees $ID42 while hcitool lescan scans" wait_fo
 kill -INT "$LESCAN"; wait "$LESCAN"
 stop_edge; rc=$?
 check "monitor: exits 0 on SIGTERM" [ "$rc" -eq 0 ]
+kill "$BTMON"; wait "$BTMON"  # btmon writes its buffered log as it exits
+check "monitor: btmon saw hcitool open a raw socket" grep -q 'RAW Open: hcitool' /tmp/btmon-monitor.log
+check "monitor: btmon saw the edge open no raw socket (it sent no command)" sh -c '! grep -q "RAW Open: whereabouts" /tmp/btmon-monitor.log' 
 
 # 3. The adapter goes down and up under a running edge; 4. MQTT and telemetry.
-edge reopen --adapter hci0
+edge reopen --adapter hci0 --scan active
 wait_for 20 /tmp/reopen.out "\"$ID42\"" || fail "reopen: first report before the adapter goes down"
 hciconfig hci0 down
+check "reopen: --scan active scans actively" grep -q 'hci0: scanning (legacy commands, active)' /tmp/reopen.err
 check "reopen: the edge notices hci0 going down" wait_for 10 /tmp/reopen.err 'hci0: down'
 sleep 1
 hciconfig hci0 up
@@ -116,7 +124,7 @@ check "extended: a Bluetooth 5 controller scans with the extended commands" wait
 check "extended: sees $ID42 in an extended report (event type 0x10)" wait_for 20 /tmp/extended.out "\"event_type\":16,\"id\":\"$ID42\""
 stop_edge
 check "extended: controller hci2 is not scanning afterwards" extended_scan_off hci2
-kill "$BTMON"
+kill "$BTMON"; wait "$BTMON"
 
 if [ "$FAILED" != 0 ]; then
     for f in /tmp/*.err /tmp/*.out /tmp/mqtt.log /tmp/btvirt*.log /tmp/btmon*.log; do
