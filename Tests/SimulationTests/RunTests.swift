@@ -187,3 +187,49 @@ func number(_ text: String, _ key: String) -> Double? {
     guard let tail = text.split(separator: "\"\(key)\":", maxSplits: 1).dropFirst().first else { return nil }
     return Double(tail.prefix { $0 != "," && $0 != "}" })
 }
+
+/// Two offices either side of a corridor, doors on the corridor only: walking from one office
+/// to the other goes out through one door, along the corridor and in through the other, and
+/// every wall crossing of the truth is in a doorway.
+@Test func routesGoThroughTheDoorsOfEveryRoomOnTheWay() throws {
+    let offices = """
+        floors:
+          - id: f
+            bounds: [[0, 0, 0], [12, 12, 3]]
+            rooms:
+              - { id: south, points: [[0, 0], [4, 0], [4, 5], [0, 5]] }
+              - { id: corridor, points: [[0, 5], [12, 5], [12, 7], [0, 7]] }
+              - { id: north, points: [[8, 7], [12, 7], [12, 12], [8, 12]] }
+            walls:
+              - { points: [[0, 5], [12, 5]], attenuation: 5 }
+              - { points: [[0, 7], [12, 7]], attenuation: 5 }
+            doors:
+              - { between: [south, corridor], at: [2, 5] }
+              - { between: [corridor, north], at: [10, 7] }
+        nodes: [ { name: a, point: [1, 1, 2] }, { name: b, point: [11, 11, 2] } ]
+        """
+    let sim = try simulation(site: offices, scenario: """
+        duration: 40s
+        devices:
+          - mac: "c2:3a:6b:01:02:03"
+            path: [ { at: [3, 1] }, { at: [9, 11] } ]
+        """)
+    let (out, _) = run(sim)
+    let floor = sim.site.floors[0]
+    var rooms: [String] = []
+    var previous: Point2?
+    for line in out.lines(.truth) {
+        let text = String(decoding: line, as: UTF8.self)
+        let p = Point2(try #require(number(text, "x")), try #require(number(text, "y")))
+        let room = text.split(separator: "\"room\":\"").last?.split(separator: "\"").first.map(String.init) ?? "none"
+        if rooms.last != room { rooms.append(room) }
+        if let q = previous {
+            for wall in floor.walls where Segment.intersects(q, p, wall.points[0], wall.points[1]) {
+                let c = World.crossing(q, p, wall.points[0], wall.points[1])
+                #expect(floor.doors.contains { length($0.at, c) < 0.45 }, "crossed at \(c)")
+            }
+        }
+        previous = p
+    }
+    #expect(rooms == ["south", "corridor", "north"])
+}
