@@ -35,17 +35,27 @@ extension Simulation {
     }
 
     func makeState() -> RunState {
+        let (receivers, channel) = makeNodes()
+        let devices = makeDevices()
+        return RunState(devices: devices, receivers: receivers, channel: channel,
+                        cachedState: Array(repeating: nil, count: devices.count),
+                        cachedMeans: Array(repeating: Array(repeating: .nan, count: site.nodes.count), count: devices.count))
+    }
+
+    /// Each node's receiver and the channel to it: offsets, clocks and shadowing fields
+    /// drawn from the node's own streams unless the scenario fixes them.
+    private func makeNodes() -> ([Receiver], Channel) {
         let e = scenario.effects
-        let settings = site.nodes.map { node in scenario.nodes.first { $0.name == node.name } }
         var receivers: [Receiver] = []
         var rxOffsets: [Double] = []
         var fields: [[ShadowingField]] = []
-        for (n, node) in site.nodes.enumerated() {
+        for node in site.nodes {
+            let setting = scenario.nodes.first { $0.name == node.name }
             var rng = RandomStream(seed: scenario.seed, label: "node/\(node.name)/hidden")
             let offset = rng.gaussian() * e.clockOffsetSD, drift = rng.gaussian() * e.clockDriftPPM, rx = rng.gaussian() * e.rxOffsetSD
-            rxOffsets.append(settings[n]?.rxOffset ?? rx)
-            receivers.append(Receiver(name: node.name, clockOffset: settings[n]?.clockOffset ?? offset,
-                                      clockDrift: (settings[n]?.clockDriftPPM ?? drift) * 1e-6, start: scenario.start, effects: e,
+            rxOffsets.append(setting?.rxOffset ?? rx)
+            receivers.append(Receiver(name: node.name, clockOffset: setting?.clockOffset ?? offset,
+                                      clockDrift: (setting?.clockDriftPPM ?? drift) * 1e-6, start: scenario.start, effects: e,
                                       rng: RandomStream(seed: scenario.seed, label: "node/\(node.name)/packets")))
             fields.append(site.floors.map { floor in
                 var fieldRNG = RandomStream(seed: scenario.seed, label: "node/\(node.name)/field/\(floor.id)")
@@ -53,20 +63,20 @@ extension Simulation {
             })
         }
         let exponent = e.pathLossExponent ?? site.positioning.absorption
-        let channel = Channel(effects: e, world: world, slope: 10 * exponent, rxOffsets: rxOffsets, fields: fields)
-        var devices: [Advertiser] = []
-        for (d, spec) in scenario.devices.enumerated() {
+        return (receivers, Channel(effects: e, world: world, slope: 10 * exponent, rxOffsets: rxOffsets, fields: fields))
+    }
+
+    private func makeDevices() -> [Advertiser] {
+        scenario.devices.enumerated().map { d, spec in
             var builder = TrackBuilder(world: world, device: spec, rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/motion"))
-            // `prepare` made sure every device has a position, so the fallback never runs.
+            // `prepare` made sure every device has a position, so the fallback (always away) never runs.
+            let nowhere = Track.Spot(xy: Point2(0, 0), floor: 0)
             let track = builder.build(duration: scenario.duration)
-                ?? Track(legs: [Track.Leg(start: 0, end: scenario.duration, from: .init(xy: Point2(0, 0), floor: 0),
-                                          to: .init(xy: Point2(0, 0), floor: 0), heading: Point2(1, 0), away: true)], height: spec.height)
-            devices.append(Advertiser(spec: spec, track: track, irk: keys[d], named: known[d], effects: e,
-                                      rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/radio")))
+                ?? Track(legs: [Track.Leg(start: 0, end: scenario.duration, from: nowhere, to: nowhere, heading: Point2(1, 0), away: true)],
+                         height: spec.height)
+            return Advertiser(spec: spec, track: track, irk: keys[d], named: known[d], effects: scenario.effects,
+                              rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/radio"))
         }
-        return RunState(devices: devices, receivers: receivers, channel: channel,
-                        cachedState: Array(repeating: nil, count: devices.count),
-                        cachedMeans: Array(repeating: Array(repeating: .nan, count: site.nodes.count), count: devices.count))
     }
 
     /// Every advertising event in [s0, s1), all devices merged in time order, through every node's channel.
