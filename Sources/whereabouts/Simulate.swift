@@ -120,9 +120,10 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
 /// Writes every byte, retrying short writes and interruptions.
 func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     bytes.withUnsafeBytes { raw in
+        guard let base = raw.baseAddress else { return true }  // nothing to write
         var offset = 0
         while offset < raw.count {
-            let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            let n = Glibc.write(fd, base + offset, raw.count - offset)
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             offset += n
