@@ -37,13 +37,14 @@ public final class AdapterScanner: Sendable {
             throw error
         }
         var backoff = Backoff()
+        var retryAt = 0.0
         while !stopping.load(ordering: .relaxed) {
-            cell.set(.opening)
             do throws(HCIError) {
                 let index = try resolve()
                 let session = try ScanSession(index: index, parameters: parameters, buffer: buffer)
                 cell.set(.scanning(extended: session.extended, mode: parameters.mode))
                 backoff.reset()
+                retryAt = 0
                 do throws(HCIError) { try read(session, watcher, buffer, handler) } catch {
                     _ = session.close()
                     throw error
@@ -54,9 +55,14 @@ public final class AdapterScanner: Sendable {
                 cell.set(.failed(reason: error.description))
                 throw error
             } catch {
-                let delay = backoff.delay()
-                cell.set(.down(reason: error.description, retryIn: delay))
-                try waitForRetry(seconds: delay, watcher, buffer)
+                // A retry the kernel's news brought forward that still failed keeps the
+                // deadline it had: news about other adapters must not inflate the backoff.
+                if retryAt <= unixNow() {
+                    let delay = backoff.delay()
+                    retryAt = unixNow() + delay
+                    cell.set(.down(reason: error.description, retryIn: delay))
+                }
+                try waitForRetry(until: retryAt, watcher, buffer)
             }
         }
         cell.set(.stopped(nil))
@@ -97,11 +103,10 @@ public final class AdapterScanner: Sendable {
         }
     }
 
-    /// Sleeps `seconds`, or less when the kernel says an adapter came up or was added (it
-    /// may be ours), or until stopped.
-    private func waitForRetry(seconds: Double, _ watcher: HCISocket, _ buffer: UnsafeMutableRawBufferPointer) throws(HCIError) {
+    /// Sleeps until `deadline`, or less when the kernel says an adapter came up or was added
+    /// (it may be ours), or until stopped.
+    private func waitForRetry(until deadline: Double, _ watcher: HCISocket, _ buffer: UnsafeMutableRawBufferPointer) throws(HCIError) {
         var poller = Poller([wakeup.readEnd, watcher.fd])
-        let deadline = unixNow() + seconds
         while !stopping.load(ordering: .relaxed) {
             let left = Int32((deadline - unixNow()) * 1000)
             guard left > 0, try poller.wait(milliseconds: left) else { return }

@@ -87,9 +87,20 @@ func adapterIsUp(index: UInt16) throws(HCIError) -> Bool {
     return info.flags & (1 << UInt32(HCI_UP)) != 0
 }
 
-/// The index of the present adapter with this address (`AA:BB:CC:DD:EE:FF`).
+/// The index of the registered adapter with this address (`AA:BB:CC:DD:EE:FF`), up or down.
+/// libbluetooth's `hci_devid` only finds adapters that are up, and the kernel reports an
+/// adapter it powered on by itself (auto-off pending) as down, so a just re-plugged adapter
+/// would read "no such device" instead of "down".
 func adapterIndex(address: String) throws(HCIError) -> UInt16 {
-    let id = hci_devid(address)
-    guard id >= 0 else { throw .system("find adapter \(address)", errno == 0 ? ENODEV : errno) }
-    return UInt16(id)
+    var wanted = bdaddr_t()
+    guard str2ba(address, &wanted) == 0 else { throw HCIError(.badAdapterName, "adapter '\(address)'") }
+    for index in 0..<maximumAdapters {
+        var info = hci_dev_info()
+        guard hci_devinfo(Int32(index), &info) == 0 else { continue }
+        if withUnsafeBytes(of: &info.bdaddr, { a in withUnsafeBytes(of: &wanted) { a.elementsEqual($0) } }) { return index }
+    }
+    throw .system("find adapter \(address)", ENODEV)
 }
+
+/// Adapter indexes are handed out lowest-free-first, so real ones stay far below this.
+private let maximumAdapters: UInt16 = 32

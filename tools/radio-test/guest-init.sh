@@ -114,18 +114,31 @@ check "mqtt: status offline after SIGTERM (exit $rc)" wait_for 10 /tmp/mqtt.log 
 
 # 5. A Bluetooth 5 controller: the extended scanning commands (a second, separate air).
 btvirt -l2 >/tmp/btvirt5.log 2>&1 &
+BTVIRT5=$!
 tenths=100; while [ ! -e /sys/class/bluetooth/hci3 ] && [ $tenths -gt 0 ]; do sleep 0.1; tenths=$((tenths - 1)); done
 hciconfig hci2 up && hciconfig hci3 up || fail "setup: btvirt 5.x controllers up"
 check "setup: hci3 advertises the iBeacon with the extended commands" advertise_extended hci3 2A
 btmon -i hci2 >/tmp/btmon-hci2.log 2>&1 &
 BTMON=$!
-edge extended --adapter hci2
-check "extended: a Bluetooth 5 controller scans with the extended commands" wait_for 15 /tmp/extended.err 'hci2: scanning (extended commands, passive)'
+ADDR2=$(hciconfig hci2 | awk '/BD Address/ { print $3 }')
+edge extended --adapter "$ADDR2"
+check "extended: a Bluetooth 5 controller scans with the extended commands" wait_for 15 /tmp/extended.err "$ADDR2: scanning (extended commands, passive)"
 check "extended: sees $ID42 in an extended report (event type 0x10)" wait_for 20 /tmp/extended.out "\"event_type\":16,\"id\":\"$ID42\""
+# 6. The adapter goes away altogether (its btvirt ends: the kernel unregisters hci2 and
+# hci3) and comes back under the same address.
+kill "$BTVIRT5"; wait "$BTVIRT5"
+check "unplug: the edge notices $ADDR2 going away" wait_for 10 /tmp/extended.err "$ADDR2: down"
+btvirt -l2 >>/tmp/btvirt5.log 2>&1 &
+BTVIRT5=$!
+tenths=100; while [ ! -e /sys/class/bluetooth/hci3 ] && [ $tenths -gt 0 ]; do sleep 0.1; tenths=$((tenths - 1)); done
+hciconfig hci2 up && hciconfig hci3 up
+check "unplug: the edge scans again on the new adapter with address $ADDR2" wait_for 15 /tmp/extended.err "$ADDR2: scanning" 2
 stop_edge
 check "extended: controller hci2 is not scanning afterwards" extended_scan_off hci2
 kill "$BTMON"; wait "$BTMON"
 
+# The edge's state lines stay in the console log (the harness shows only "guest:" lines).
+for f in /tmp/*.err; do echo "--- $f"; cat "$f"; done
 if [ "$FAILED" != 0 ]; then
     for f in /tmp/*.err /tmp/*.out /tmp/mqtt.log /tmp/btvirt*.log /tmp/btmon*.log; do
         echo "guest: --- $f"; tail -n 60 "$f" | sed 's/^/guest: /'
