@@ -47,7 +47,7 @@ let package = Package(
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage"]),
 
         // Tests.

@@ -15,6 +15,7 @@ let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = 
     ("visits", "zone visits from the database", runVisits),
     ("occupancy", "who was in each zone at a time", runOccupancy),
     ("devices", "devices the database knows", runDevices),
+    ("watch", "print zone events and a live room table from the broker", runWatch),
 ]
 
 let top = Command(
