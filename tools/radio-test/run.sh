@@ -112,7 +112,9 @@ main() {
     local run=$CACHE/run
     mkdir -p "$run"
     build_run_archive "$EDGE" "$HERE/guest-init.sh" "$run/edge.cpio"
+    # The kernel unpacks concatenated archives in order; an uncompressed one must come first.
     cat "$run/edge.cpio" "$BASE" >"$run/initrd"
+    rm -f "$run/edge.cpio"
     local accel log=$run/console.log
     accel=$(accelerator)
     say "booting Linux $KVER ($accel); console in $log"
