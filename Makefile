@@ -33,10 +33,9 @@ test: build
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
 
+# The whole system on a simulated two-floor house: broker, aggregator, one edge per node.
 demo: build
-	@echo "Decoding the bundled real capture (Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log)."
-	@echo "The simulated site with a live aggregator comes with the simulator."
-	"$$($(SWIFT) build --show-bin-path)/whereabouts" decode --btsnoop Tests/BLETests/Fixtures/horizon74_btsnoop_hci.log | head -20
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/demo.sh
 
 # The live radio path on Debian 12's kernel under qemu with virtual controllers (issue 10);
 # installs qemu itself, caches the guest image in .cache/radio-test.
