@@ -37,9 +37,12 @@ public final class Engine {
         self.site = site
         self.locatorKind = locator
         self.options = options
-        self.geometry = SiteGeometry(site)
+        var geometry = SiteGeometry(site)
+        geometry.deviceHeight = options.deviceHeight
         self.locator = locator.makeLocator()
         self.model = PathLoss(exponent: site.positioning.absorption)
+        if locator == .default { geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? 1.2) }
+        self.geometry = geometry
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))

@@ -17,5 +17,8 @@ public struct EngineOptions: Sendable, Equatable {
     public var acceleration = 0.05
     /// Readings older than the last `advance` time by more than this are late and dropped.
     public var lateness = 5.0
+    /// Height above the floor where devices are usually carried, m: the default locator
+    /// holds the height near it (a soft prior), `nil` leaves height free.
+    public var deviceHeight: Double? = 1.2
     public init() {}
 }

@@ -22,8 +22,24 @@ struct Multilateration: Locator {
         case 2: return FewNodes.two(obs[0], obs[1], floor: floor, site: site, model: model)
         default: break
         }
-        let start = site.clamp(hint ?? FewNodes.centroidOfStrongest(obs), floor: floor)
-        let problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
+        var problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
+        if let h = site.deviceHeight { problem.height = site.floors[floor].min.z + h }
+        let searched = site.grids.indices.contains(floor) ? site.grids[floor].best(obs, problem: problem) : nil
+        let start = site.clamp(hint ?? searched ?? FewNodes.centroidOfStrongest(obs), floor: floor)
+        var best = solve(problem, &obs, from: start, site: site, tracked: hint != nil)
+        // The track's basin may be the wrong one: when the grid's best cell lies elsewhere,
+        // solve from there too and keep whichever fits better.
+        if hint != nil, let searched, distance(searched, best.x) > 1 {
+            let other = solve(problem, &obs, from: site.clamp(searched, floor: floor), site: site, tracked: true)
+            if other.cost < best.cost { best = other }
+        }
+        problem.refreshWalls(&obs, at: best.x, site: site)
+        return problem.fix(obs, at: best.x, cost: best.cost)
+    }
+
+    /// Minimises from `start` with walls held, re-solving while the solution sees other walls.
+    private func solve(_ problem: Problem, _ obs: inout [Observation], from start: Point3, site: SiteGeometry,
+                       tracked: Bool) -> (x: Point3, cost: Double) {
         // Walls make the model piecewise: solve with the walls of the current estimate held,
         // then again if the solution sees different walls (rarely more than twice).
         var x = start
@@ -32,11 +48,11 @@ struct Multilateration: Locator {
         for _ in 0..<3 {
             x = minimise(problem, obs, from: x, site: site)
             // Height trades against distance on the floor, which leaves mirror minima above
-            // and below the nodes: without a tracked height to start from, try again from a
-            // low and a high start and keep the best.
-            let f = site.floors[floor]
+            // and below the nodes: without a height prior or a tracked height to start
+            // from, try again from a low and a high start and keep the best.
+            let f = site.floors[problem.floor]
             var lowest = problem.cost(obs, at: x)
-            for height in stride(from: 0.2, through: 0.8, by: 0.6) where hint == nil {
+            for height in stride(from: 0.2, through: 0.8, by: 0.6) where !tracked && problem.height == nil {
                 let z = f.min.z + (f.max.z - f.min.z) * height
                 let retry = minimise(problem, obs, from: Point3(x.x, x.y, z), site: site)
                 let retryCost = problem.cost(obs, at: retry)
@@ -49,9 +65,7 @@ struct Multilateration: Locator {
             if seen == walls { break }
             walls = seen
         }
-        x = best.x
-        problem.refreshWalls(&obs, at: x, site: site)
-        return problem.fix(obs, at: x, cost: problem.cost(obs, at: x))
+        return best
     }
 
     /// Levenberg–Marquardt from `start`, steps clamped to the floor's box. Each evaluation
@@ -90,6 +104,11 @@ struct Problem {
     var huber: Double
     var slope: Double
     var floor: Int
+    /// Where a carried device usually is (absolute z), as a soft prior: height is what RSSI
+    /// resolves worst, and a free height trades against distance on the floor.
+    var height: Double?
+    /// Spread of that prior, m.
+    var heightSpread = 0.4
 
     /// Sets each observation's wall loss for an estimate at `x`; returns their sum, which
     /// tells whether a new estimate sees other walls.
@@ -121,6 +140,23 @@ struct Problem {
 
     func cost(_ obs: [Observation], at x: Point3) -> Double { evaluate(obs, at: x).cost }
 
+    /// One observation's weighted Huber cost at `x` behind `walls` dB.
+    @inline(__always)
+    func robustCost(_ o: Observation, at x: Point3, walls: Double) -> Double {
+        var held = o
+        held.walls = walls
+        let e = abs(residual(held, at: x).e)
+        return weight(o) * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
+    }
+
+    /// The height prior's cost at height `z`.
+    @inline(__always)
+    func heightCost(_ z: Double) -> Double {
+        guard let height else { return 0 }
+        let r = (z - height) / heightSpread
+        return 0.5 * r * r
+    }
+
     /// The robust cost at `x` and the Gauss–Newton normal equations `A = Σ w J Jᵀ`,
     /// `g = Σ w e J` with IRLS Huber weights.
     func evaluate(_ obs: [Observation], at x: Point3) -> (cost: Double, normal: Symmetric3, gradient: (Double, Double, Double)) {
@@ -136,6 +172,13 @@ struct Problem {
             let w = wo * huberWeight(e)
             a.addOuter(j, weight: w)
             g.0 += w * e * j.0; g.1 += w * e * j.1; g.2 += w * e * j.2
+        }
+        if let height {
+            // A pseudo-observation of height: residual (z - h)/s, Jacobian (0, 0, 1/s).
+            let r = (x.z - height) / heightSpread
+            cost += 0.5 * r * r
+            a.zz += 1 / (heightSpread * heightSpread)
+            g.2 += r / heightSpread
         }
         return (cost, a, g)
     }

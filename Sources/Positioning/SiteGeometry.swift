@@ -45,6 +45,15 @@ struct SiteGeometry: Sendable {
     var nodes: [NodeInfo] = []
     /// `roomCount × roomCount`: whether a device may go straight from one room to the other.
     var adjacent: [Bool] = []
+    /// Height of a carried device above its floor (`EngineOptions.deviceHeight`), m.
+    var deviceHeight: Double?
+    /// Per floor, for the default locator's global search; empty for the other locators.
+    var grids: [LossGrid] = []
+
+    /// Tabulates the path loss to a grid over every floor at the usual device height.
+    mutating func buildGrids(slope: Double, height: Double) {
+        grids = floors.indices.map { LossGrid(floor: $0, site: self, slope: slope, height: height) }
+    }
 
     init(_ site: Site) {
         var floorIndex: [String: Int] = [:]

@@ -1,48 +1,130 @@
 import Foundation
 import Options
 import Positioning
+import Simulation
 import Wire
 
 let accuracyCommand = Command(
     name: "whereabouts accuracy",
-    abstract: "measure each locator's position error on the real walks of the philotuxo dataset",
-    usage: ["whereabouts accuracy [--philotuxo DIR] [--out FILE]"],
+    abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
+    usage: ["whereabouts accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--pictures DIR]"],
     options: [
-        .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/).",
+        .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
+               default: "tools/scenarios"),
+        .value("sites", "DIR", help: "The sites the scenarios run on.", default: "tools/sites"),
+        .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/); 'none' skips it.",
                default: "Tests/Fixtures/philotuxo"),
-        .value("out", "FILE", help: "Also write the table as markdown (e.g. docs/accuracy.md)."),
+        .value("out", "FILE", help: "Also write the tables as markdown (e.g. docs/accuracy.md)."),
+        .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
+        .value("trace", "DIR", help: "Write each real walk's updates and truth as CSV files here."),
         .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
     ],
     discussion: """
         Every locator (default, nearest, nelder-mead) runs on the same readings in the same run.
-        The path-loss calibration (exponent, reference power, one offset per receiver) is fitted
-        leave-one-walk-out: for each walk, only on the other walks. Errors are 2-D, against the
-        ground truth interpolated at each update's time.
+        Simulated sites: each scenario is simulated in memory with its seed, its readings replayed
+        in the order a subscriber gets them; position error (2-D), room errors, a room confusion
+        matrix, room flips per device-hour while still, and the delay from a door crossing to the
+        enter event, against SPEC §4's bars. Real walks: the path-loss calibration (exponent,
+        reference power, one offset per receiver) is fitted leave-one-walk-out: for each walk,
+        only on the other walks. Errors are 2-D, against the ground truth at each update's time.
         """)
 
 func runAccuracy(_ arguments: [String]) -> Int32 {
     runTool(accuracyCommand, arguments: arguments) { args in
-        let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         let step = try args.double("step", in: 0.05...10) ?? 0.5
-        let (receivers, walks) = try loadPhilotuxo(dir)
-        let base = Philotuxo.site(receivers: receivers)
-        var rows: [AccuracyRow] = []
-        for (i, walk) in walks.enumerated() {
-            let others = walks.enumerated().filter { $0.offset != i }.map(\.element)
-            guard let calibration = Calibration.fit(walks: others, nodes: receivers) else {
-                throw AccuracyError("cannot fit a calibration without \(walk.name)")
-            }
-            let site = calibration.applied(to: base)
-            let results = LocatorKind.allCases.map { (kind: $0, summary: replay(walk, site: site, locator: $0, step: step)) }
-            rows.append(AccuracyRow(walk: walk.name, readings: walk.readings.count, calibration: calibration, results: results))
+        var markdown = "# Accuracy\n\nProduced by `make accuracy` (`whereabouts accuracy --out docs/accuracy.md --pictures docs/accuracy`).\n\n"
+        let scenarios = args.string("scenarios") ?? "tools/scenarios"
+        if scenarios != "none" {
+            let runs = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
+                                         pictures: args.string("pictures"))
+            markdown += simulatedMarkdown(runs) + "\n"
         }
-        let table = accuracyMarkdown(rows, dir: dir)
-        print(table, terminator: "")
+        let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
+        if dir != "none" {
+            let rows = try philotuxoRows(dir: dir, step: step, trace: args.string("trace"))
+            markdown += accuracyMarkdown(rows, dir: dir)
+        }
+        print(markdown, terminator: "")
         if let out = args.string("out") {
-            try table.write(toFile: out, atomically: true, encoding: .utf8)
+            try markdown.write(toFile: out, atomically: true, encoding: .utf8)
             printError("wrote \(out)")
         }
         return ExitCode.success
+    }
+}
+
+func philotuxoRows(dir: String, step: Double, trace: String?) throws -> [AccuracyRow] {
+    let (receivers, walks) = try loadPhilotuxo(dir)
+    let base = Philotuxo.site(receivers: receivers)
+    var rows: [AccuracyRow] = []
+    for (i, walk) in walks.enumerated() {
+        let others = walks.enumerated().filter { $0.offset != i }.map(\.element)
+        guard let calibration = Calibration.fit(walks: others, nodes: receivers) else {
+            throw AccuracyError("cannot fit a calibration without \(walk.name)")
+        }
+        let site = calibration.applied(to: base)
+        let results = LocatorKind.allCases.map { kind in
+            let output = replay(walk.readings, site: site, locator: kind, step: step)
+            if let trace { writeTrace(output, walk: walk, to: "\(trace)/\(walk.name)-\(kind.rawValue).csv") }
+            return (kind: kind, summary: ErrorSummary(errors: errors(of: output, on: walk)))
+        }
+        rows.append(AccuracyRow(walk: walk.name, readings: walk.readings.count, calibration: calibration, results: results))
+    }
+    return rows
+}
+
+/// Every scenario in `scenarios` simulated in memory on the site of the same name, through
+/// every locator; pictures written to `pictures` when given.
+func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?) throws -> [ScenarioAccuracy] {
+    let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
+    var runs: [ScenarioAccuracy] = []
+    for file in files {
+        let name = String(file.dropLast(".yaml".count))
+        let site = try loadSite(path: "\(sites)/\(name).yaml")
+        let decoded = try loadScenario(path: "\(scenarios)/\(file)")
+        let (prepared, problems) = Simulation.prepare(site: site, scenario: decoded.scenario)
+        guard let simulation = prepared, decoded.errors.isEmpty else {
+            throw ScenarioFileError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
+        }
+        var memory = MemorySimulation()
+        _ = simulation.run(into: &memory)
+        let truth = try GroundTruth(jsonLines: memory.truth)
+        var options = EngineOptions()
+        options.updateInterval = step
+        let run = ScenarioAccuracy(name: name, site: site, readings: try memory.readings(), truth: truth, options: options)
+        printError("\(name): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
+        if let pictures {
+            for (picture, svg) in run.pictures(truth: truth) {
+                try svg.write(toFile: "\(pictures)/\(picture).svg", atomically: true, encoding: .utf8)
+            }
+        }
+        runs.append(run)
+    }
+    return runs
+}
+
+/// A simulation's readings and truth kept in memory; captures are not needed here.
+struct MemorySimulation: SimulationOutput {
+    var batches: [UInt8] = []
+    var truth: [UInt8] = []
+
+    mutating func write(_ bytes: [UInt8], to file: SimulationFile) {
+        switch file {
+        case .readings: batches += bytes
+        case .truth: truth += bytes
+        case .capture: break
+        }
+    }
+
+    /// The batches' readings in order, each with the node that heard it.
+    func readings() throws -> [(node: String, reading: Reading)] {
+        var out: [(node: String, reading: Reading)] = []
+        var bad = 0
+        for line in batches.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
+            let batch = try Batch.decode(Array(line), badReadings: &bad)
+            for r in batch.readings { out.append((batch.node, r)) }
+        }
+        return out
     }
 }
 
@@ -80,7 +162,7 @@ func loadPhilotuxo(_ dir: String) throws -> ([Node], [Walk]) {
 
 func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
     func metres(_ v: Double) -> String { String(format: "%.2f", v) }
-    var out = "# Accuracy on the real walks (philotuxo)\n\n"
+    var out = "## Real walks (philotuxo)\n\n"
     out += "Dataset: `\(dir)` — Position-Annotated BLE RSSI Dataset (Daniş et al., CC0), 12 receivers, one beacon.\n"
     out += "Position error in metres (2-D, median / p90 / p95), every locator on the same readings in the same run.\n"
     out += "Calibration: path-loss exponent, reference power and one offset per receiver, fitted by least squares\n"
@@ -102,4 +184,13 @@ func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
     let met = rows.allSatisfy { $0.defaultWins && ($0.summary(.default)?.median ?? .infinity) < 1.5 }
     out += "\nBar (default beats nearest and nelder-mead on every walk, median < 1.5 m): **\(met ? "met" : "not met")**.\n"
     return out
+}
+
+func writeTrace(_ output: ReplayOutput, walk: Walk, to path: String) {
+    var text = "t,x,y,z,tx,ty,tz,confidence\n"
+    for u in output.updates {
+        guard let truth = walk.truth(at: u.t) else { continue }
+        text += String(format: "%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", u.t, u.x, u.y, u.z, truth.x, truth.y, truth.z, u.confidence)
+    }
+    try? text.write(toFile: path, atomically: true, encoding: .utf8)
 }

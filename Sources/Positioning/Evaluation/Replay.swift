@@ -20,26 +20,33 @@ public struct ErrorSummary: Sendable, Equatable {
     }
 }
 
-/// Replays a walk through an engine: readings in time order, `advance` every `step`
-/// seconds of event time; each update's 2-D error against the truth at its time.
-public func replay(_ walk: Walk, site: Site, locator: LocatorKind, step: Double = 0.5,
-                   options: EngineOptions = EngineOptions()) -> ErrorSummary {
+/// What an engine said over a replay: every update and every event, in order.
+public struct ReplayOutput: Sendable {
+    public var updates: [DeviceUpdate] = []
+    public var events: [ZoneEvent] = []
+}
+
+/// Replays readings (in time order) through a fresh engine: `advance` every `step` seconds
+/// of event time, and a clean shutdown at the end so every enter has its exit.
+public func replay(_ readings: [(node: String, reading: Reading)], site: Site, locator: LocatorKind,
+                   step: Double = 0.5, options: EngineOptions = EngineOptions()) -> ReplayOutput {
     var options = options
     options.updateInterval = step
     let engine = Engine(site: site, locator: locator, options: options)
+    var result = ReplayOutput()
     var output: [EngineOutput] = []
-    var errors: [Double] = []
-    guard let start = walk.readings.first?.reading.t else { return ErrorSummary(errors: []) }
+    guard let start = readings.first?.reading.t else { return result }
     var tick = start + step
     func collect() {
-        for case .update(let u) in output {
-            guard let truth = walk.truth(at: u.t) else { continue }
-            let dx = u.x - truth.x, dy = u.y - truth.y
-            errors.append((dx * dx + dy * dy).squareRoot())
+        for item in output {
+            switch item {
+            case .update(let u): result.updates.append(u)
+            case .event(let e): result.events.append(e)
+            }
         }
         output.removeAll(keepingCapacity: true)
     }
-    for (node, reading) in walk.readings {
+    for (node, reading) in readings {
         while reading.t > tick {
             engine.advance(to: tick, into: &output)
             collect()
@@ -49,5 +56,21 @@ public func replay(_ walk: Walk, site: Site, locator: LocatorKind, step: Double 
     }
     engine.advance(to: tick, into: &output)
     collect()
-    return ErrorSummary(errors: errors)
+    result.events += engine.shutdown(at: tick)
+    return result
+}
+
+/// Replays a walk through an engine; each update's 2-D error against the truth at its time.
+public func replay(_ walk: Walk, site: Site, locator: LocatorKind, step: Double = 0.5,
+                   options: EngineOptions = EngineOptions()) -> ErrorSummary {
+    ErrorSummary(errors: errors(of: replay(walk.readings, site: site, locator: locator, step: step, options: options), on: walk))
+}
+
+/// The 2-D error of every update against the walk's truth at the update's time.
+public func errors(of output: ReplayOutput, on walk: Walk) -> [Double] {
+    output.updates.compactMap { u in
+        guard let truth = walk.truth(at: u.t) else { return nil }
+        let dx = u.x - truth.x, dy = u.y - truth.y
+        return (dx * dx + dy * dy).squareRoot()
+    }
 }

@@ -1,0 +1,91 @@
+/// SPEC §4's accuracy bars on simulated sites, and the markdown that reports them.
+public enum AccuracyBars {
+    public static let median = 0.5
+    public static let p95 = 1.2
+    public static let roomErrors = 0.03
+    public static let flipsPerHour = 1.0
+
+    /// Each bar the default's score misses on one row, in words; empty when all are met.
+    /// `baselines` are the other locators' scores on the same readings.
+    public static func missed(_ s: SiteScore, baselines: [(LocatorKind, SiteScore)]) -> [String] {
+        var out: [String] = []
+        if !(s.errors.median < median) { out.append("median ≥ \(fixed(median, 1)) m") }
+        if !(s.errors.p95 < p95) { out.append("p95 ≥ \(fixed(p95, 1)) m") }
+        if s.roomChecks > 0, !(s.roomErrorRate < roomErrors) { out.append("room errors ≥ 3 %") }
+        if s.stillSeconds > 0, !(s.flipsPerHour < flipsPerHour) { out.append("≥ 1 flip/h still") }
+        for (kind, b) in baselines where !ahead(s, of: b) { out.append("not ahead of \(kind.rawValue)") }
+        return out
+    }
+
+    /// Lower median and p95, and no more room errors.
+    public static func ahead(_ s: SiteScore, of b: SiteScore) -> Bool {
+        s.errors.median < b.errors.median && s.errors.p95 < b.errors.p95
+            && (s.roomChecks == 0 || s.roomErrorRate <= b.roomErrorRate)
+    }
+}
+
+extension ScenarioAccuracy {
+    /// The default's missed bars on this scenario, pooled over its devices.
+    public var missedBars: [String] {
+        AccuracyBars.missed(score(.default), baselines: [(.nearest, score(.nearest)), (.nelderMead, score(.nelderMead))])
+    }
+}
+
+/// The markdown for the simulated sites: one row per scenario and locator, one per device,
+/// and the default's room confusion matrices.
+public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
+    var out = "## Simulated sites\n\n"
+    out += "Each scenario in `tools/scenarios/` is simulated on its site in `tools/sites/` (seeded, so every run is the\n"
+    out += "same) and its readings go through every locator in the same run. Position error is 2-D, in metres, over every\n"
+    out += "update while the device is present; room errors count updates whose room is not the true one; flips are room\n"
+    out += "enters during still periods of a minute or more (after \(fixed(SiteScore.settle, 0)) s to settle), per device-hour still;\n"
+    out += "door delay is from the true crossing into a room (a stay of \(fixed(SiteScore.lasting, 0)) s or more) to the engine's\n"
+    out += "enter into it (median / p90, and how many crossings got no enter within \(fixed(SiteScore.window, 0)) s).\n\n"
+    out += "| scenario | locator | median / p90 / p95 (m) | room errors | flips / h still | door delay (s) | bars (default) |\n"
+    out += "|---|---|---|---:|---:|---|---|\n"
+    for run in runs {
+        for kind in LocatorKind.allCases {
+            let s = run.score(kind)
+            var bars = ""
+            if kind == .default {
+                let missed = run.missedBars
+                bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
+            }
+            out += "| \(run.name) | \(kind.rawValue) | \(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
+                + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
+                + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
+        }
+    }
+    out += "\n### Per device\n\n| scenario | device | default | nearest | nelder-mead |\n|---|---|---|---|---|\n"
+    for run in runs {
+        for (d, id) in run.devices.enumerated() {
+            out += "| \(run.name) | `\(id)` |"
+            for s in run.deviceScores[d] {
+                out += " \(fixed(s.errors.median, 2)) / \(fixed(s.errors.p95, 2)) m, \(percent(s.roomErrorRate)) rooms, \(s.stillFlips) flips |"
+            }
+            out += "\n"
+        }
+    }
+    out += "\n### Room confusion (default locator; rows: true room, columns: reported room; updates)\n"
+    for run in runs { out += "\n**\(run.name)**\n\n" + confusionTable(run.score(.default)) }
+    return out
+}
+
+func confusionTable(_ s: SiteScore) -> String {
+    let truths = s.confusion.keys.sorted()
+    var reported = Set(truths)
+    for row in s.confusion.values { reported.formUnion(row.keys) }
+    let columns = reported.sorted()
+    var out = "| true \\ reported |" + columns.map { " \($0) |" }.joined() + "\n|---|" + columns.map { _ in "---:|" }.joined() + "\n"
+    for t in truths {
+        out += "| \(t) |" + columns.map { c in
+            let n = s.confusion[t]?[c] ?? 0
+            return c == t ? " **\(n)** |" : " \(n == 0 ? "·" : String(n)) |"
+        }.joined() + "\n"
+    }
+    return out
+}
+
+func triple(_ e: ErrorSummary) -> String { "\(fixed(e.median, 2)) / \(fixed(e.p90, 2)) / \(fixed(e.p95, 2))" }
+
+func percent(_ rate: Double) -> String { rate.isNaN ? "–" : fixed(rate * 100, 1) + " %" }

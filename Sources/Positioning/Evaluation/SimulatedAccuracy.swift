@@ -1,0 +1,69 @@
+import Wire
+
+/// One simulated scenario run through every locator on the same readings.
+public struct ScenarioAccuracy: Sendable {
+    public var name: String
+    public var site: Site
+    public var readings: Int
+    /// Devices in the truth, in a stable order.
+    public var devices: [String]
+    /// Per locator, in `LocatorKind.allCases` order: everything it said, and its score over
+    /// every device.
+    public var outputs: [ReplayOutput]
+    public var scores: [SiteScore]
+    /// Per device (in `devices` order), per locator.
+    public var deviceScores: [[SiteScore]]
+
+    /// Replays `readings` (in the order a subscriber would get them) through each locator.
+    public init(name: String, site: Site, readings: [(node: String, reading: Reading)], truth: GroundTruth,
+                options: EngineOptions = EngineOptions()) {
+        self.name = name
+        self.site = site
+        self.readings = readings.count
+        devices = truth.devices.keys.sorted()
+        let outputs = LocatorKind.allCases.map { replay(readings, site: site, locator: $0, step: options.updateInterval, options: options) }
+        self.outputs = outputs
+        scores = outputs.map { SiteScore($0, truth: truth) }
+        deviceScores = devices.map { id in outputs.map { SiteScore($0, truth: truth, only: [id]) } }
+    }
+
+    /// The score of `kind` over every device.
+    public func score(_ kind: LocatorKind) -> SiteScore {
+        scores[LocatorKind.allCases.firstIndex(of: kind) ?? 0]
+    }
+
+    /// SVGs of true versus estimated tracks: per device that moves, per floor it visits.
+    public func pictures(truth: GroundTruth, devices limit: Int = 3) -> [(name: String, svg: String)] {
+        var out: [(String, String)] = []
+        let colours: [LocatorKind: String] = [.default: "#1f6fd1", .nelderMead: "#e08a00", .nearest: "#999999"]
+        for id in devices.filter({ moved(truth.devices[$0] ?? []) > 5 }).prefix(limit) {
+            let samples = truth.devices[id] ?? []
+            for floor in site.floors where samples.contains(where: { $0.floor == floor.id }) {
+                let real = samples.filter { $0.floor == floor.id }.compactMap { s in s.position.map { (t: s.t, p: $0.xy) } }
+                var lines = [TrackPicture.Line(label: "truth", colour: "#000000", points: real)]
+                for (k, kind) in LocatorKind.allCases.enumerated() where kind != .nearest {
+                    let points = outputs[k].updates.filter { $0.id == id && $0.floor == floor.id }.map { (t: $0.t, p: Point2($0.x, $0.y)) }
+                    lines.append(TrackPicture.Line(label: kind.rawValue, colour: colours[kind] ?? "#333", points: points))
+                }
+                let picture = TrackPicture(title: "\(name): \(id) on \(floor.id)", floor: floor,
+                                           nodes: site.nodes.filter { $0.floors.isEmpty || $0.floors.contains(floor.id) }, lines: lines)
+                out.append(("\(name)-\(Self.fileName(id))-\(floor.id)", picture.svg))
+            }
+        }
+        return out
+    }
+
+    private func moved(_ samples: [TruthSample]) -> Double {
+        var total = 0.0
+        for (a, b) in zip(samples, samples.dropFirst()) {
+            if let p = a.position, let q = b.position { total += distance(p, q) }
+        }
+        return total
+    }
+
+    /// A device id as a file name: the part after the kind, letters, digits and dashes.
+    static func fileName(_ id: String) -> String {
+        let tail = id.split(separator: ":").last.map(String.init) ?? id
+        return String(tail.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }.suffix(24))
+    }
+}

@@ -1,0 +1,107 @@
+import Wire
+
+/// The path loss from every node to every cell of a coarse grid over one floor, walls
+/// included, computed once: a global search then costs one subtraction per node and cell.
+///
+/// Levenberg–Marquardt finds the minimum nearest its start, and the robust cost in dB has
+/// several (mirror images across a line of nodes, the wrong side of a wall, the basin a thin
+/// first window pointed to). Started from the track's prediction it can stay in the wrong one
+/// for many seconds; the grid sees every basin at each solve, so the solver can leave it.
+struct LossGrid: Sendable {
+    /// Cells per floor at most; the cell grows on big floors to stay within this.
+    static let maximumCells = 4_000
+    /// Cells one search visits at most; bigger regions are searched on every other cell (or
+    /// sparser): the solver refines from the best one anyway.
+    static let searchCells = 700
+    /// Metres searched around the bounding box of the nodes that hear the device.
+    static let reach = 4.0
+
+    var origin: Point2
+    var cell: Double
+    var columns: Int
+    var rows: Int
+    /// Height of the cells' centres (absolute), where a carried device usually is.
+    var z: Double
+    /// Node-major: `loss[node * cellCount + row * columns + column]` = `slope·ln d + walls`, dB.
+    var loss: [Float]
+
+    var cellCount: Int { columns * rows }
+
+    init(floor f: Int, site: SiteGeometry, slope: Double, height: Double) {
+        let info = site.floors[f]
+        let width = max(info.max.x - info.min.x, 0.1), depth = max(info.max.y - info.min.y, 0.1)
+        cell = max(0.5, (width * depth / Double(Self.maximumCells)).squareRoot())
+        columns = max(Int((width / cell).rounded(.up)), 1)
+        rows = max(Int((depth / cell).rounded(.up)), 1)
+        origin = info.min.xy
+        z = info.min.z + height
+        loss = [Float](repeating: .infinity, count: site.nodes.count * columns * rows)
+        for (n, node) in site.nodes.enumerated() where node.floors.contains(f) {
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    let p = center(column: c, row: r)
+                    let d = max(distance(p, node.point), 0.3)
+                    let walls = site.wallLoss(floor: f, from: p.xy, to: node.point.xy)
+                    loss[n * cellCount + r * columns + c] = Float(slope * Elementary.log(d) + walls)
+                }
+            }
+        }
+    }
+
+    func center(column c: Int, row r: Int) -> Point3 {
+        Point3(origin.x + (Double(c) + 0.5) * cell, origin.y + (Double(r) + 0.5) * cell, z)
+    }
+
+    /// The centre of the cell where the observations fit best (the same robust cost as the
+    /// solver's, walls included), searched around the nodes that heard the device.
+    func best(_ obs: [Observation], problem: Problem) -> Point3? {
+        guard let first = obs.first else { return nil }
+        var lo = first.position.xy, hi = first.position.xy
+        for o in obs {
+            lo = Point2(min(lo.x, o.position.x), min(lo.y, o.position.y))
+            hi = Point2(max(hi.x, o.position.x), max(hi.y, o.position.y))
+        }
+        let c0 = index(lo.x - Self.reach, origin.x, columns), c1 = index(hi.x + Self.reach, origin.x, columns)
+        let r0 = index(lo.y - Self.reach, origin.y, rows), r1 = index(hi.y + Self.reach, origin.y, rows)
+        let region = (c1 - c0 + 1) * (r1 - r0 + 1)
+        var stride = 1
+        while region / (stride * stride) > Self.searchCells { stride += 1 }
+        let width = (c1 - c0) / stride + 1
+        var best: (cost: Float, column: Int, row: Int)?
+        // A row at a time, in pieces of at most `piece` cells: the costs stay on the stack.
+        let piece = 256
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: piece) { cost in
+            for r in Swift.stride(from: r0, through: r1, by: stride) {
+                for first in Swift.stride(from: 0, to: width, by: piece) {
+                    let count = min(piece, width - first)
+                    accumulate(obs, problem: problem, row: r, from: c0 + first * stride, stride: stride, count: count, into: cost)
+                    for k in 0..<count where cost[k] < best?.cost ?? .infinity {
+                        best = (cost[k], c0 + (first + k) * stride, r)
+                    }
+                }
+            }
+        }
+        return best.map { center(column: $0.column, row: $0.row) }
+    }
+
+    /// The robust cost of `count` cells of row `r`, every `stride`-th from column `c`.
+    private func accumulate(_ obs: [Observation], problem: Problem, row r: Int, from c: Int, stride: Int, count: Int,
+                            into cost: UnsafeMutableBufferPointer<Float>) {
+        for k in 0..<count { cost[k] = 0 }
+        let inverseSigma = Float(1 / problem.sigma), huber = Float(problem.huber)
+        for o in obs {
+            let target = Float(o.rssi - o.txRef), w = Float(problem.weight(o))
+            var at = Int(o.node) * cellCount + r * columns + c
+            for k in 0..<count {
+                // Measured minus expected: rssi - (txRef - loss).
+                let e = abs((target + loss[at]) * inverseSigma)
+                cost[k] += w * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
+                at += stride
+            }
+        }
+    }
+
+    private func index(_ v: Double, _ origin: Double, _ count: Int) -> Int {
+        min(max(Int((v - origin) / cell), 0), count - 1)
+    }
+}
