@@ -33,6 +33,11 @@ test: build
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
 
+# Every locator on the simulated example sites and the real philotuxo walks (issues 4 and 6).
+accuracy: release
+	mkdir -p docs/accuracy
+	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts" accuracy --out docs/accuracy.md --pictures docs/accuracy
+
 # The whole system on a simulated two-floor house: broker, aggregator, one edge per node.
 demo: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/demo.sh
