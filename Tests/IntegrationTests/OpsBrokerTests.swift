@@ -44,9 +44,11 @@ func edgeAndAggregatorConnectOverTLSWithTheirOwnCredentials() async throws {
     #expect(observer.messages(on: "whereabouts/nodes/sw/status").map { String(decoding: $0.payload, as: UTF8.self) }.contains("online"))
 
     // The aggregator took them in: its counter for the node moved.
-    let accepted = await poll(timeout: 10) {
-        guard let text = try? runCommand("/usr/bin/curl", ["-sf", "http://127.0.0.1:\(httpPort)/metrics"]).output else { return false }
-        return text.split(separator: "\n").contains { $0.hasPrefix(#"whereabouts_readings_total{node="sw"}"#) && !$0.hasSuffix(" 0") }
+    var accepted = false
+    for _ in 0..<50 where !accepted {
+        let text = await httpGet("http://127.0.0.1:\(httpPort)/metrics").map { String(decoding: $0.body, as: UTF8.self) } ?? ""
+        accepted = text.split(separator: "\n").contains { $0.hasPrefix(#"whereabouts_readings_total{node="sw"}"#) && !$0.hasSuffix(" 0") }
+        if !accepted { try await Task.sleep(for: .milliseconds(200)) }
     }
     #expect(accepted, "\(aggregator.log)")
     #expect(await aggregator.stop() == 0, "\(aggregator.log)")
