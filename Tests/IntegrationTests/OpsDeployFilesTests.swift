@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import Testing
 import Wire
 import YAML
@@ -45,7 +46,7 @@ func theAggregatorUnitVerifiesWithoutWarnings() throws {
 }
 
 @Test func theShellScriptsParse() throws {
-    for script in ["make-certs.sh", "make-passwords.sh"] {
+    for script in ["make-certs.sh", "make-passwords.sh", "backup-database.sh"] {
         let syntax = try runCommand("/bin/bash", ["-n", deploy.appendingPathComponent(script).path])
         #expect(syntax.status == 0, "\(script): \(syntax)")
         #expect(FileManager.default.isExecutableFile(atPath: deploy.appendingPathComponent(script).path), "\(script) is not executable")
@@ -94,4 +95,43 @@ func theAggregatorUnitVerifiesWithoutWarnings() throws {
         let product = try #require(text.firstRange(of: "--product ").map { text[$0.upperBound...].prefix { !$0.isWhitespace } })
         #expect(manifest.contains(".executable(name: \"\(product)\""), "\(dockerfile) builds \(product), not a product")
     }
+}
+
+@Test func theBackupScriptCopiesALiveDatabaseWithWhatIsStillInItsWAL() throws {
+    let dir = try opsDirectory("backup")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("whereabouts.db").path
+    // A writer holding the file open, its last commits still in the WAL, as the aggregator does.
+    try Schema.prepare(path: path)
+    let writer = try Connection(path: path)
+    try writer.execute("PRAGMA wal_autocheckpoint = 0")
+    try writer.execute("INSERT INTO devices (id, first_seen, last_seen) VALUES ('mac:aa:bb:cc:dd:ee:ff', 1, 2), ('iBeacon:x-1-2', 3, 4)")
+    #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+
+    let backups = dir.appendingPathComponent("backups")
+    let run = try runCommand(deploy.appendingPathComponent("backup-database.sh").path, [path, backups.path, "14"])
+    #expect(run.status == 0, "\(run)")
+    let copies = try FileManager.default.contentsOfDirectory(atPath: backups.path)
+    #expect(copies.count == 1 && copies[0].hasPrefix("whereabouts-") && copies[0].hasSuffix(".db"), "\(copies)")
+    let copy = try Connection(path: backups.appendingPathComponent(copies[0]).path, mode: .readOnly)
+    #expect(try copy.integer("SELECT COUNT(*) FROM devices") == 2)
+    #expect(try copy.text("PRAGMA integrity_check") == "ok")
+
+    let missing = try runCommand(deploy.appendingPathComponent("backup-database.sh").path, [dir.appendingPathComponent("none.db").path, backups.path])
+    #expect(missing.status == 66, "\(missing)")
+}
+
+@Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"), "needs systemd-analyze"))
+func theBackupUnitAndTimerVerify() throws {
+    let dir = try opsDirectory("backup-unit")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let service = try adapted(try repositoryText("deploy/whereabouts-backup.service"),
+                              [("/usr/local/lib/whereabouts/backup-database.sh", deploy.appendingPathComponent("backup-database.sh").path)],
+                              file: "deploy/whereabouts-backup.service")
+    try service.write(to: dir.appendingPathComponent("whereabouts-backup.service"), atomically: true, encoding: .utf8)
+    try FileManager.default.copyItem(at: deploy.appendingPathComponent("whereabouts-backup.timer"),
+                                     to: dir.appendingPathComponent("whereabouts-backup.timer"))
+    let verify = try runCommand("/usr/bin/systemd-analyze", ["verify", dir.appendingPathComponent("whereabouts-backup.timer").path,
+                                                             dir.appendingPathComponent("whereabouts-backup.service").path])
+    #expect(verify.status == 0 && verify.output.isEmpty && verify.errors.isEmpty, "\(verify)")
 }
