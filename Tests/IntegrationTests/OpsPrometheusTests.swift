@@ -36,6 +36,16 @@ private final class PrometheusServer {
         }
     }
 
+    /// Waits until the aggregator's target is up, as Prometheus itself sees it.
+    func scraped(timeout: Double = 20) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if (try? await query(#"up{job="whereabouts-aggregator"}"#))?.first?.value == 1 { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return false
+    }
+
     /// Values of `label` on series of `metric`: what Grafana's `label_values(metric, label)` lists.
     func labelValues(_ metric: String, _ label: String) async throws -> [String] {
         let url = "http://127.0.0.1:\(port)/api/v1/label/\(label)/values?match[]=\(encode(metric))"
@@ -95,26 +105,25 @@ func prometheusScrapesTheAggregatorAndEveryDashboardExpressionHasData() async th
         try await feed.run(publisher.client, steps: 120)
     }
     defer { traffic.cancel() }
-    var scraped = false
-    for _ in 0..<100 where !scraped {
-        scraped = (try? await prometheus.query(#"up{job="whereabouts-aggregator"}"#))?.first?.value == 1
-        if !scraped { try await Task.sleep(for: .milliseconds(200)) }
-    }
-    #expect(scraped, "Prometheus never scraped the aggregator: \(prometheus.daemon.log)")
+    #expect(await prometheus.scraped(), "Prometheus never scraped the aggregator: \(prometheus.daemon.log)")
+    // A few seconds of samples: each rate window ($__rate_interval = 5 s) holds several.
     try await Task.sleep(for: .seconds(6))
 
     try checkMetricsFormat(try #require(await httpGet(metricsURL, token: token)).body, in: dir)
     try await checkDashboardExpressions(prometheus)
+    try await checkRunData(prometheus)
+    traffic.cancel()
+    #expect(await aggregator.stop() == 0, "\(aggregator.log)")
+}
 
-    // The data is the run's, not just present: every node's readings, the faults as reasons.
+/// The data is the run's, not just present: every node's readings, the fed faults as reasons.
+private func checkRunData(_ prometheus: PrometheusServer) async throws {
     let perNode = try await prometheus.query("sum by (node) (whereabouts_readings_total)")
     #expect(Set(perNode.compactMap { $0.labels["node"] }) == ["sw", "se", "ne", "nw"])
     #expect(perNode.allSatisfy { $0.value >= 8 })
     let reasons = try await prometheus.query("whereabouts_rejected_total")
     #expect(Set(reasons.compactMap { $0.labels["reason"] }).isSuperset(of: ["malformed", "late"]))
     #expect(try await prometheus.labelValues("whereabouts_readings_total", "node").sorted() == ["ne", "nw", "se", "sw"])
-    traffic.cancel()
-    #expect(await aggregator.stop() == 0, "\(aggregator.log)")
 }
 
 /// `promtool check metrics` (Prometheus's own linter) passes on the aggregator's exposition.
