@@ -47,6 +47,16 @@ public final class AggregatorService: @unchecked Sendable {
         core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
                               dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics)
         ProcessMetrics.register(in: metrics.registry)
+        // Counted when scraped, on the work queue, from the states the core keeps.
+        metrics.registry.collect("whereabouts_devices_present", "Devices in a room, by floor.", labels: ["floor"]) { [weak self] in
+            guard let self else { return [] }
+            let floors = self.snapshot { core in
+                core.states.values.reduce(into: [String: Int]()) { counts, u in
+                    if u.room != nil { counts[u.floor ?? "", default: 0] += 1 }
+                }
+            }
+            return self.settings.site.floors.map { ([$0.id], Double(floors[$0.id] ?? 0)) }
+        }
     }
 
     /// Opens the database, recovers visits a crash left open, connects, subscribes and serves.
