@@ -26,7 +26,7 @@ struct RealWalkTests {
         #expect(walks.allSatisfy { w in zip(w.readings, w.readings.dropFirst()).allSatisfy { $0.reading.t <= $1.reading.t } })
     }
 
-    @Test func defaultBeatsNearestOnARealWalkWithAnHonestCalibration() throws {
+    @Test func defaultBeatsBothBaselinesOnARealWalkWithAnHonestCalibration() throws {
         let (receivers, walks) = try Self.load()
         // Calibrated on the other four walks only; measured on the first.
         let calibration = try #require(Calibration.fit(walks: Array(walks.dropFirst()), nodes: receivers))
@@ -35,8 +35,12 @@ struct RealWalkTests {
         let walk = walks[0]
         let ours = replay(walk, site: site, locator: .default)
         let nearest = replay(walk, site: site, locator: .nearest)
+        let nelderMead = replay(walk, site: site, locator: .nelderMead)
         #expect(ours.count > 100)
-        #expect(ours.median < 1.3, "default median \(ours.median) m")
+        // 1.01 m when written (docs/accuracy.md); the margin absorbs small solver changes.
+        #expect(ours.median < 1.15, "default median \(ours.median) m")
         #expect(ours.median < nearest.median, "default \(ours.median) m vs nearest \(nearest.median) m")
+        #expect(ours.median < nelderMead.median && ours.p90 < nelderMead.p90,
+                "default \(ours.median) / \(ours.p90) m vs nelder-mead \(nelderMead.median) / \(nelderMead.p90) m")
     }
 }

@@ -61,9 +61,11 @@ public struct ScenarioAccuracy: Sendable {
         return total
     }
 
-    /// A device id as a file name: the part after the kind, letters, digits and dashes.
+    /// A device id as a short file name: `ibeacon-MAJOR-MINOR`, a phone's key name, a MAC.
     static func fileName(_ id: String) -> String {
-        let tail = id.split(separator: ":").last.map(String.init) ?? id
-        return String(tail.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" }.suffix(24))
+        let parts = id.split(separator: ":", maxSplits: 1)
+        let kind = parts.first.map { $0.lowercased() } ?? "", tail = parts.count > 1 ? String(parts[1]) : id
+        let short = kind == "ibeacon" ? "ibeacon-" + tail.split(separator: "-").suffix(2).joined(separator: "-") : tail
+        return String(short.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "-" })
     }
 }

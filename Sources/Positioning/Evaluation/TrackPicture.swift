@@ -48,7 +48,7 @@ public struct TrackPicture {
             let c = at(door.at)
             out += "<circle cx=\"\(fixed(c.x, 1))\" cy=\"\(fixed(c.y, 1))\" r=\"5\" fill=\"none\" stroke=\"#2a2\" stroke-width=\"2\"/>\n"
         }
-        for line in lines { out += polylines(line, px: px) }
+        for line in lines { out += polylines(line, at: at) }
         for node in nodes {
             let c = at(node.point.xy)
             out += "<rect x=\"\(fixed(c.x - 4, 1))\" y=\"\(fixed(c.y - 4, 1))\" width=\"8\" height=\"8\" fill=\"#c22\"/>"
@@ -64,9 +64,10 @@ public struct TrackPicture {
         return out + "</svg>\n"
     }
 
-    private func polylines(_ line: Line, px: (Point2) -> String) -> String {
+    private func polylines(_ line: Line, at: (Point2) -> (x: Double, y: Double)) -> String {
         var out = "", run: [String] = []
         var last = -Double.infinity
+        var drawn = (x: -Double.infinity, y: -Double.infinity)
         func flush() {
             if run.count > 1 {
                 out += "<polyline points=\"\(run.joined(separator: " "))\" fill=\"none\" stroke=\"\(line.colour)\" "
@@ -75,9 +76,13 @@ public struct TrackPicture {
             run.removeAll()
         }
         for (t, p) in line.points {
-            if t - last > gap { flush() }
-            run.append(px(p))
+            if t - last > gap { flush(); drawn = (-.infinity, -.infinity) }
             last = t
+            // Points less than a pixel from the last one drawn add bytes, not information.
+            let a = at(p)
+            guard abs(a.x - drawn.x) >= 1 || abs(a.y - drawn.y) >= 1 else { continue }
+            drawn = a
+            run.append(fixed(a.x, 1) + "," + fixed(a.y, 1))
         }
         flush()
         return out
@@ -106,7 +111,7 @@ public struct TrackPicture {
 }
 
 /// `v` with `decimals` digits after the point, without Foundation's formatter.
-public func fixed(_ v: Double, _ decimals: Int) -> String {
+func fixed(_ v: Double, _ decimals: Int) -> String {
     guard v.isFinite else { return v.isNaN ? "–" : (v > 0 ? "∞" : "-∞") }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }

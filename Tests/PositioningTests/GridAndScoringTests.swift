@@ -1,0 +1,90 @@
+import Testing
+@testable import Positioning
+import Wire
+
+struct GridSearchTests {
+    /// The two-room site compiled as the engine compiles it for the default locator.
+    static func geometry(_ site: Site) -> SiteGeometry {
+        var geometry = SiteGeometry(site)
+        geometry.deviceHeight = 1.2
+        geometry.buildGrids(slope: PathLoss(exponent: site.positioning.absorption).slope, height: 1.2)
+        return geometry
+    }
+
+    @Test(arguments: [Point3(8, 3, 1.2), Point3(2, 1, 1.2), Point3(6.2, 0.8, 1.2)])
+    func theGridsBestCellIsTheOneHoldingTheDevice(truth: Point3) throws {
+        let site = twoRoomSite()
+        let geometry = Self.geometry(site)
+        let grid = try #require(geometry.grids.first)
+        let problem = Problem(sigma: 6, huber: 1.5, slope: PathLoss(exponent: 2.5).slope, floor: 0)
+        let best = try #require(grid.best(exactObservations(site, at: truth), problem: problem))
+        // Exact readings: the best cell is the one the device is in (cells are 0.5 m).
+        #expect(abs(best.x - truth.x) <= grid.cell / 2 + 1e-9 && abs(best.y - truth.y) <= grid.cell / 2 + 1e-9, "\(best)")
+    }
+
+    @Test func aSolveStartedInTheOtherRoomStillFindsTheDevice() throws {
+        // The track predicts the west room; the device is in the east room behind the wall.
+        let site = twoRoomSite()
+        let truth = Point3(8.5, 3.2, 1.2)
+        var obs = exactObservations(site, at: truth)
+        let fix = try #require(Multilateration().locate(&obs, floor: 0, site: Self.geometry(site), model: PathLoss(exponent: 2.5),
+                                                        hint: Point3(1, 0.5, 1.2)))
+        #expect(distance(fix.position, truth) < 0.05, "\(fix.position)")
+    }
+}
+
+struct ScoringTests {
+    @Test func truthLinesParseWithAwayPeriods() throws {
+        let text = """
+            {"t":10.0,"id":"a","x":1,"y":2,"z":1,"floor":"main","room":"west"}
+            {"t":10.1,"id":"a","x":null,"y":null,"z":null,"floor":null,"room":"away"}
+            {"t":10.0,"id":"b","x":4,"y":2,"z":1,"floor":"main","room":null}
+            """
+        let truth = try GroundTruth(jsonLines: Array(text.utf8))
+        #expect(truth.devices.keys.sorted() == ["a", "b"])
+        #expect(truth.sample("a", at: 10.02)?.room == "west")
+        #expect(truth.sample("a", at: 10.09)?.isAway == true)
+        #expect(truth.sample("b", at: 10)?.position == Point3(4, 2, 1))
+        #expect(truth.sample("b", at: 20) == nil)
+        #expect(throws: Philotuxo.FormatError.self) { try GroundTruth(jsonLines: Array("{\"t\":1}".utf8)) }
+    }
+
+    /// Still in the west room for 100 s (with a 3 s flip to east at 50 s), then in the east
+    /// room for 100 s; the engine reports the change 4 s after it happened.
+    @Test func roomErrorsStillFlipsAndDoorDelayAreCounted() throws {
+        var lines = ""
+        for k in 0..<2000 {
+            let t = Double(k) / 10, east = t >= 100
+            lines += "{\"t\":\(t),\"id\":\"d\",\"x\":\(east ? 5 : 1),\"y\":1,\"z\":1,\"floor\":\"f\",\"room\":\"\(east ? "east" : "west")\"}\n"
+        }
+        let truth = try GroundTruth(jsonLines: Array(lines.utf8))
+        var output = ReplayOutput()
+        for k in 1..<400 {
+            let t = Double(k) * 0.5
+            let east = (t >= 50 && t < 53) || t >= 104
+            output.updates.append(DeviceUpdate(id: "d", name: nil, t: t, x: east ? 5 : 1, y: 1, z: 1, floor: "f",
+                                               room: east ? "east" : "west", zones: [], confidence: 1, fixes: 4, since: 0))
+        }
+        for (t, room) in [(0.5, "west"), (50, "east"), (53, "west"), (104, "east")] {
+            output.events.append(ZoneEvent(.enter, device: "d", zone: room, floor: "f", t: t, confidence: 1, dwell: nil, isRoom: true))
+        }
+        let score = SiteScore(output, truth: truth)
+        #expect(score.roomChecks == 399)
+        #expect(score.roomErrors == 14)
+        #expect(score.confusion["west"]?["east"] == 6 && score.confusion["east"]?["west"] == 8)
+        #expect(score.stillFlips == 2)
+        #expect(abs(score.stillSeconds - 179.8) < 1e-6)
+        #expect(score.crossings == 1 && score.missed == 0 && score.delays == [4])
+        #expect(score.errors.median == 0 && score.errors.count == 399)
+        #expect(AccuracyBars.missed(score, baselines: []).contains("≥ 1 flip/h still"))
+    }
+
+    @Test func fixedFormatsLikePrintf() {
+        #expect(fixed(1.005, 2) == "1.00" || fixed(1.005, 2) == "1.01")
+        #expect(fixed(-0.25, 1) == "-0.3" || fixed(-0.25, 1) == "-0.2")
+        #expect(fixed(12.5, 0) == "13" || fixed(12.5, 0) == "12")
+        #expect(fixed(3.14159, 3) == "3.142")
+        #expect(fixed(-0.0001, 2) == "0.00")
+        #expect(fixed(.nan, 2) == "–")
+    }
+}
