@@ -44,7 +44,7 @@ private final class Aggregator: @unchecked Sendable {
         process.arguments = ["--site", site.path, "--broker", broker.url, "--db", db.path, "--http", "127.0.0.1:\(http)"]
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        try runUnmasked(process)
     }
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() } }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }

@@ -59,7 +59,7 @@ final class Daemon: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        try runUnmasked(process)
     }
 
     deinit {
