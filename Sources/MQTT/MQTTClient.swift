@@ -32,7 +32,7 @@ public final class MQTTClient: @unchecked Sendable {
     public init(_ options: MQTTOptions, queue: DispatchQueue,
                 onEvent: @escaping @Sendable (MQTTEvent) -> Void) throws(MQTTError) {
         try check(libraryReady, "library init")
-        guard let handle = mosquitto_new(options.clientID, true, nil) else {
+        guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
             throw .invalid("create client", "mosquitto_new failed for client id '\(options.clientID)'")
         }
         self.handle = handle
@@ -138,8 +138,10 @@ public final class MQTTClient: @unchecked Sendable {
             return s.looping
         }
         guard wasLooping else { return }
-        _ = mosquitto_disconnect(handle)
-        _ = mosquitto_loop_stop(handle, false)
+        // Without a connection there is no DISCONNECT to send and the loop thread may sit in
+        // its reconnect backoff, so it is cancelled rather than waited for.
+        let connected = mosquitto_disconnect(handle) == Int32(MOSQ_ERR_SUCCESS.rawValue)
+        _ = mosquitto_loop_stop(handle, !connected)
     }
 
     // Called from the C callbacks on libmosquitto's thread.

@@ -84,6 +84,9 @@ public struct MQTTOptions: Sendable {
     public var reconnectDelay: ClosedRange<UInt32>
     /// QoS 1/2 messages on the wire at once; more wait in libmosquitto's queue.
     public var maxInflight: UInt32
+    /// `false` asks the broker to keep this client's subscriptions and queue its QoS ≥ 1
+    /// messages while it is away (needs a fixed `clientID`).
+    public var cleanSession = true
 
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
                 tls: TLSOptions = TLSOptions(), protocolVersion: ProtocolVersion = .v311, keepalive: Int32 = 30,
