@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
         .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
-        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage"]),
+        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.
         .testTarget(name: "BLETests", dependencies: ["BLE"], resources: [.copy("Fixtures")]),

@@ -1,4 +1,16 @@
 // Each benchmark lives in its own file and is called here, one line each.
-runDecoderBench()
-runStorageBench()
-runEngineBench()
+// `make bench` runs the suite (BenchSuite.swift): it runs each bench below in a child
+// process (`--only NAME`) and prints their figures as one table (arguments: BenchPlan.swift).
+import Foundation
+
+let plan = BenchPlan(arguments: Array(CommandLine.arguments.dropFirst()))
+if let problem = plan.problem { FileHandle.standardError.write(Data("whereabouts-bench: \(problem)\n".utf8)); exit(64) }
+if plan.runs("decoder") { runDecoderBench(seconds: plan.scale.childSeconds) }
+if plan.runs("storage") { runStorageBench(points: plan.scale.storagePoints) }
+if plan.runs("engine") { runEngineBench(seconds: plan.scale.childSeconds) }
+if plan.runs("edge") { runEdgeBench(plan) }
+if plan.runs("e2e") { runEndToEndBench(plan) }
+if plan.runs("memory") { runMemoryBench(plan) }
+if plan.runs("scaling") { runScalingBench(plan) }
+if plan.runs("profile") { runProfileBench(plan) }
+if plan.isSuite { runBenchSuite(plan) }

@@ -1,0 +1,93 @@
+import Foundation
+
+/// What this run of `whereabouts-bench` does, from its arguments:
+///
+///     whereabouts-bench                 the whole suite (`make bench`): table printed and
+///                                       written to docs/benchmarks.md
+///     whereabouts-bench --smoke         the whole suite at toy sizes, to check it still works
+///                                       (`make test` runs this); writes nothing unless --out
+///     whereabouts-bench --only NAME     one bench: decoder, storage, engine, edge, e2e,
+///                                       memory, scaling, profile
+///     --out FILE                        where the table goes ('-': nowhere)
+///     --bin DIR                         where the whereabouts executables are (default: beside this one)
+///     --rates R1,R2,…  --devices N  --nodes N   override the ladder and the load's shape
+struct BenchPlan {
+    var smoke = false
+    var rates: [Double]?
+    var devices: Int?
+    var nodes: Int?
+    var only: String?
+    var out: String?
+    var bin: String
+    var problem: String?
+
+    static let names = ["decoder", "storage", "engine", "edge", "e2e", "memory", "scaling", "profile"]
+
+    init(arguments: [String]) {
+        bin = (CommandLine.arguments[0] as NSString).deletingLastPathComponent
+        if bin.isEmpty { bin = "." }
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--smoke": smoke = true
+            case "--only": only = rest.popFirst()
+            case "--out": out = rest.popFirst()
+            case "--bin": bin = rest.popFirst() ?? bin
+            case "--rates": rates = rest.popFirst()?.split(separator: ",").compactMap { Double($0) }
+            case "--devices": devices = rest.popFirst().flatMap { Int($0) }
+            case "--nodes": nodes = rest.popFirst().flatMap { Int($0) }
+            default: problem = "unknown argument \(argument)"
+            }
+        }
+        if let only, !Self.names.contains(only) { problem = "--only takes one of \(Self.names.joined(separator: ", "))" }
+        if out == nil && !smoke && only == nil { out = "docs/benchmarks.md" }
+        if out == "-" { out = nil }
+    }
+
+    /// True when `name` runs in this process.
+    func runs(_ name: String) -> Bool { problem == nil && only == name }
+
+    /// The whole suite, which runs the in-process benches as children for their figures.
+    var isSuite: Bool { problem == nil && only == nil }
+
+    var scale: SuiteScale {
+        var scale = smoke ? SuiteScale.smoke : .full
+        if let rates, !rates.isEmpty { scale.ladder = rates }
+        if let devices { scale.devices = devices }
+        if let nodes { scale.nodes = nodes }
+        return scale
+    }
+}
+
+/// Sizes and durations of the suite: building scale for `make bench`, toy scale for the smoke test.
+struct SuiteScale {
+    var nodes: Int
+    var devices: Int
+    var ladder: [Double]
+    var stepSeconds: Double
+    var ladderBudget: Double
+    var latencySeconds: Double
+    /// Memory: simulated seconds, seconds between one device's adverts, wall seconds at most.
+    var simulatedSeconds: Double
+    var advertPeriod: Double
+    var memoryWallLimit: Double
+    var scalingDevices: [Int]
+    var edgeRate: Double
+    var edgeSeconds: Double
+    var childSeconds: Double
+    var storagePoints: Int
+
+    static let full = SuiteScale(
+        nodes: 100, devices: 10_000,
+        ladder: [25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000, 650_000, 800_000],
+        stepSeconds: 4, ladderBudget: 150, latencySeconds: 8,
+        simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 120,
+        scalingDevices: [1_000, 10_000, 50_000],
+        edgeRate: 1_000, edgeSeconds: 10, childSeconds: 3, storagePoints: 400_000)
+
+    static let smoke = SuiteScale(
+        nodes: 4, devices: 100, ladder: [2_000, 4_000], stepSeconds: 1, ladderBudget: 10, latencySeconds: 1,
+        simulatedSeconds: 30, advertPeriod: 1, memoryWallLimit: 3,
+        scalingDevices: [20, 40],
+        edgeRate: 200, edgeSeconds: 2, childSeconds: 0.2, storagePoints: 10_000)
+}

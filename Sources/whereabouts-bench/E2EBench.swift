@@ -1,0 +1,143 @@
+import Foundation
+
+/// One rung of the ladder: what was offered and who kept up with it.
+struct LoadStep {
+    var target: Double
+    /// Readings/s the generator actually published.
+    var offered: Double
+    /// Whether the generator offered the rate asked for (up to the batches still filling).
+    var generatorReached: Bool
+    /// Readings/s the aggregator accepted while the load ran (not counting the drain after).
+    var aggregatorRate: Double
+    /// Readings/s `mosquitto_sub` received while the load ran.
+    var subscriberRate: Double?
+    var aggregatorKeepsUp: Bool
+    var subscriberKeepsUp: Bool?
+    /// Readings the aggregator refused (late, malformed, …) over the step and its drain.
+    var rejected: Double = 0
+    /// Cores the aggregator used while the load ran.
+    var aggregatorCores: Double
+    /// The aggregator's resident memory after the step, bytes.
+    var rss: Double = 0
+    /// Processing seconds (arrival → last publish handed to MQTT) at p50 and p99 over the step.
+    var p50: Double?
+    var p99: Double?
+}
+
+/// SPEC §4 end to end: offered readings/s in steps through a real broker to the aggregator
+/// (MQTT in, fuse, publish, SQLite) and to a plain `mosquitto_sub` on the same topics.
+///
+/// "Keeps up" means: the generator reached the rate, every offered reading was accepted
+/// (counted by `whereabouts_readings_total`) or received by the end of a short drain, and
+/// the backlog (offered − accepted) at the end of the step was under 0.2 s of load. Only
+/// full 200-reading batches are offered, so `mosquitto_sub`'s lines × 200 are its readings.
+struct EndToEndResult {
+    var steps: [LoadStep] = []
+    /// Highest offered rate the aggregator kept up with.
+    var aggregatorLimit: Double { steps.filter(\.aggregatorKeepsUp).map(\.offered).max() ?? 0 }
+    /// Highest offered rate `mosquitto_sub` kept up with.
+    var subscriberLimit: Double { steps.filter { $0.subscriberKeepsUp == true }.map(\.offered).max() ?? 0 }
+    /// True when `mosquitto_sub` kept up with every step (its limit is above what was offered).
+    var subscriberNeverFell: Bool { steps.allSatisfy { $0.subscriberKeepsUp != false } }
+    /// Whether the generator reached the highest rates asked for.
+    var generatorLimited: Bool { steps.last.map { !$0.generatorReached } ?? false }
+}
+
+extension BenchRig {
+    /// Offers `rate` for `seconds`, drains, and judges both consumers.
+    func step(rate: Double, seconds: Double) -> LoadStep {
+        let before = metrics()
+        let sub0 = subscriber?.lines.load(ordering: .relaxed) ?? 0
+        let cpu0 = aggregator.cpuSeconds ?? 0
+        let run = offer(rate: rate, seconds: seconds)
+        let atEnd = metrics()
+        let sub1 = subscriber?.lines.load(ordering: .relaxed) ?? 0
+        let cpu1 = aggregator.cpuSeconds ?? 0
+        let accepted0 = (before?.readings ?? 0) + (before?.rejected ?? 0)
+        let drained = drain(to: accepted0 + Double(run.readings))
+        let subDone = waitForSubscriber(lines: sub0 + run.batches)
+        let offered = Double(run.readings)
+        let slack = max(0.2 * rate, Double(4 * LoadGenerator.batchMax))
+        let accepted = (drained?.readings ?? 0) - (before?.readings ?? 0)
+        let backlog = offered - ((atEnd?.readings ?? 0) + (atEnd?.rejected ?? 0) - accepted0)
+        // Only full batches go out: up to one partial batch per node is still being filled.
+        let reached = Double(run.readings + site.nodeCount * LoadGenerator.batchMax) >= 0.95 * rate * run.seconds
+        var step = LoadStep(target: rate, offered: run.rate, generatorReached: reached,
+                            aggregatorRate: ((atEnd?.readings ?? 0) - (before?.readings ?? 0)) / run.seconds,
+                            aggregatorKeepsUp: reached && accepted >= 0.99 * offered && backlog <= slack,
+                            aggregatorCores: (cpu1 - cpu0) / run.seconds)
+        if subscriber != nil {
+            let received = Double((sub1 - sub0) * LoadGenerator.batchMax)
+            step.subscriberRate = received / run.seconds
+            step.subscriberKeepsUp = reached && Double((subDone - sub0) * LoadGenerator.batchMax) >= 0.99 * offered
+                && offered - received <= slack
+        }
+        step.rejected = (drained?.rejected ?? 0) - (before?.rejected ?? 0)
+        step.rss = aggregator.residentBytes ?? 0
+        step.p50 = drained?.processingQuantile(0.5, since: before)
+        step.p99 = drained?.processingQuantile(0.99, since: before)
+        return step
+    }
+
+    /// Waits (up to 5 s, or 1.5 s without progress) for `mosquitto_sub` to reach `lines`.
+    private func waitForSubscriber(lines target: Int) -> Int {
+        guard let subscriber else { return 0 }
+        var last = subscriber.lines.load(ordering: .relaxed), lastChange = wallSeconds()
+        let deadline = wallSeconds() + 5
+        while last < target, wallSeconds() < deadline, wallSeconds() - lastChange < 1.5 {
+            usleep(50_000)
+            let now = subscriber.lines.load(ordering: .relaxed)
+            if now != last { lastChange = wallSeconds(); last = now }
+        }
+        return last
+    }
+
+    /// Step-up search: rates rise until the aggregator has fallen behind and `mosquitto_sub`
+    /// has too (or the generator cannot offer more), within `budget` seconds.
+    func ladder(rates: [Double], seconds: Double, budget: Double, log: (String) -> Void) -> EndToEndResult {
+        var result = EndToEndResult()
+        warmUp(rate: rates[0])
+        let start = wallSeconds()
+        for rate in rates {
+            let step = step(rate: rate, seconds: seconds)
+            result.steps.append(step)
+            log("e2e: offered \(thousands(step.offered))/s → aggregator \(thousands(step.aggregatorRate))/s "
+                + "(\(step.aggregatorKeepsUp ? "keeps up" : "behind"), \(decimal(step.aggregatorCores, 2)) cores, "
+                + "p99 \(milliseconds(step.p99)), RSS \(megabytes(step.rss))" + (step.rejected > 0 ? ", \(decimal(step.rejected, 0)) rejected)" : ")")
+                + (step.subscriberRate.map { ", mosquitto_sub \(thousands($0))/s (\(step.subscriberKeepsUp == true ? "keeps up" : "behind"))" } ?? ""))
+            let aggregatorDone = result.steps.contains { !$0.aggregatorKeepsUp }
+            let subscriberDone = subscriber == nil || result.steps.contains { $0.subscriberKeepsUp == false }
+            let generatorDone = !step.generatorReached
+            if (aggregatorDone && (subscriberDone || generatorDone)) || wallSeconds() - start > budget { break }
+        }
+        return result
+    }
+}
+
+/// Processing latency at a steady working load, from the aggregator's histogram.
+struct LatencyResult {
+    var rate: Double
+    var messages: Double
+    var p50: Double?, p99: Double?, p999: Double?
+}
+
+extension BenchRig {
+    func latency(rate: Double, seconds: Double) -> LatencyResult {
+        let before = metrics()
+        let run = offer(rate: rate, seconds: seconds)
+        let after = drain(to: (before?.readings ?? 0) + (before?.rejected ?? 0) + Double(run.readings))
+        return LatencyResult(rate: run.rate, messages: after?.processedMessages(since: before) ?? 0,
+                             p50: after?.processingQuantile(0.5, since: before),
+                             p99: after?.processingQuantile(0.99, since: before),
+                             p999: after?.processingQuantile(0.999, since: before))
+    }
+}
+
+func thousands(_ v: Double) -> String { v >= 1_000 ? "\(decimal(v / 1_000, v >= 100_000 ? 0 : 1))k" : decimal(v, 0) }
+
+func milliseconds(_ v: Double?) -> String {
+    guard let v else { return "n/a" }
+    return v.isFinite ? "\(decimal(v * 1_000, 2)) ms" : "> 100 ms"
+}
+
+func decimal(_ v: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", v) }
