@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy clean radio-test
+.PHONY: all deps build release test bench demo accuracy clean radio-test fuzz
 
 all: build
 
@@ -29,6 +29,13 @@ release: deps
 
 test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test
+	FUZZ_SECONDS=3 tools/fuzz/run.sh
+
+# libFuzzer on every parser (issue 9): FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
+# to pick some, FUZZ_JOBS=2 to run two at once. Figures go in docs/reliability.md.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tools/fuzz/run.sh $(FUZZ_TARGETS)
 
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
