@@ -96,7 +96,12 @@ public struct JSONWriter: Sendable {
         var scale: Double = 1
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (abs(v) * scale).rounded()
-        guard scaled < 9.0e18 else { appendInteger(Int64(v.rounded())); return }
+        // Beyond what fits the fixed form: whole numbers while they fit Int64, else the
+        // shortest exponent form (still JSON), so no finite input can trap here.
+        guard scaled < 9.0e18 else {
+            if let whole = Int64(exactly: v.rounded()) { appendInteger(whole) } else { bytes.append(contentsOf: v.description.utf8) }
+            return
+        }
         let units = UInt64(scaled)
         let whole = units / UInt64(scale)
         var fraction = units % UInt64(scale)
