@@ -33,7 +33,9 @@ public struct Topics: Sendable, Equatable {
     /// the topic is not `<prefix>/nodes/<node>/<leaf>`.
     public func parseNodeTopic(_ topic: String) -> (node: String, leaf: String)? {
         let head = prefix + "/nodes/"
-        guard topic.hasPrefix(head) else { return nil }
+        // Bytes, not characters: a node name starting with a combining mark would join the
+        // '/' before it into one character, and `hasPrefix` would then miss the prefix.
+        guard topic.utf8.starts(with: head.utf8) else { return nil }
         let rest = topic.utf8.dropFirst(head.utf8.count)
         let levels = rest.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard levels.count == 2, let node = Topics.unescape(String(decoding: levels[0], as: UTF8.self)), !node.isEmpty

@@ -31,3 +31,12 @@ func aBatchWithAnAbsurdlyLateReadingTimeEncodesWithoutTrapping() throws {
     #expect(abs(t - 1e300) <= 1e288)
 }
 
+/// fuzz target "dialect": a node whose name starts with a combining mark (here U+07AC, a
+/// Thaana vowel sign) published on a topic the aggregator did not recognise as a node topic,
+/// since the mark joined the '/' before it into one character and `hasPrefix` missed.
+@Test(arguments: ["\u{07AC}lee", "\u{0301}", "\u{065B}\u{FFFD}l/BTtoMQTT/A4C138BF6FAB", "kitchen"])
+func aNodeTopicNamesItsNodeWhateverTheNameStartsWith(_ node: String) {
+    let topics = Topics()
+    #expect(topics.parseNodeTopic(topics.nodeReadings(node))?.node == node)
+    #expect(topics.parseNodeTopic(topics.nodeStatus(node))?.leaf == "status")
+}
