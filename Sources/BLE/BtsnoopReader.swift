@@ -37,15 +37,18 @@ public struct BtsnoopReader {
         return record
     }
 
-    /// Every record, and the error that stopped reading, if any.
+    /// Every record, and the error that stopped reading, if any. The datalink is `nil` only
+    /// when the file header itself is bad; records read before a later error keep theirs.
     public static func records(in bytes: [UInt8]) -> (datalink: Btsnoop.Datalink?, records: [BtsnoopRecord], error: DecodeError?) {
         var records: [BtsnoopRecord] = []
+        let reader: BtsnoopReader
+        do throws(DecodeError) { reader = try BtsnoopReader(bytes) } catch { return (nil, [], error) }
+        var rest = reader
         do throws(DecodeError) {
-            var reader = try BtsnoopReader(bytes)
-            while let record = try reader.next() { records.append(record) }
+            while let record = try rest.next() { records.append(record) }
             return (reader.datalink, records, nil)
         } catch {
-            return (nil, records, error)
+            return (reader.datalink, records, error)
         }
     }
 
