@@ -46,7 +46,12 @@ public struct BtsnoopRecord: Hashable, Sendable {
     public var adapterIndex: UInt16
 
     /// Unix time in seconds.
-    public var unixTime: Double { Double(timestamp - Btsnoop.unixEpochOffset) / 1_000_000 }
+    public var unixTime: Double {
+        // A damaged record may hold any 64 bits: subtracting the epoch then overflows, and
+        // only then is the (less exact) floating-point difference used.
+        let (micros, overflow) = timestamp.subtractingReportingOverflow(Btsnoop.unixEpochOffset)
+        return overflow ? (Double(timestamp) - Double(Btsnoop.unixEpochOffset)) / 1_000_000 : Double(micros) / 1_000_000
+    }
 
     /// The packet with its H4 indicator byte in front, whatever the datalink stored.
     public var h4: [UInt8]? {
