@@ -46,6 +46,8 @@ extension EdgeConfig {
         }
         mqtt.protocolVersion = try r.protocolVersion()
         mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
+        let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? 60
+        mqtt.reconnectDelay = 1...UInt32(reconnectMax.rounded(.up))
         var config = EdgeConfig(node: node, mqtt: mqtt)
         config.prefix = r.text("prefix") ?? config.prefix
         config.qos = try r.int("qos", in: 0...1) == 1 ? .atLeastOnce : .atMostOnce

@@ -64,6 +64,7 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("tls.key", "FILE", "Client key (mqtts://)."),
         EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version.", default: "3.1.1"),
         EdgeSetting("keepalive", "SECONDS", "MQTT keepalive; the broker declares the node offline after 1.5 times this.", default: "30"),
+        EdgeSetting("reconnect_max", "DURATION", "Longest wait between reconnect attempts (they start at 1 s and double).", default: "60s"),
         EdgeSetting("client_id", "ID", "MQTT client id.", default: "whereabouts-edge-<node>"),
         EdgeSetting("prefix", "P", "Topic prefix.", default: "whereabouts"),
         EdgeSetting("qos", "0|1", "MQTT QoS of readings.", default: "0"),

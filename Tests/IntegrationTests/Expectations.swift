@@ -114,3 +114,25 @@ func text(_ messages: [MQTTMessage], topic: String) -> [String] {
 func sameReadings(_ readings: [SeenReading], _ expected: some Collection<SeenReading>) -> Bool {
     readings.count == expected.count && zip(readings, expected).allSatisfy { $0.matches($1) }
 }
+
+/// A btsnoop capture of only the golden file's advertising events (12.9 s of the 147 s
+/// fixture), written here byte by byte so paced tests stay short. The caller removes it.
+func goldenCapture() throws -> URL {
+    let text = try String(contentsOf: fixtures.appendingPathComponent("horizon74.golden.jsonl"), encoding: .utf8)
+    var bytes = Array("btsnoop\0".utf8)
+    func be<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.bigEndian) { bytes.append(contentsOf: $0) } }
+    be(UInt32(1)); be(UInt32(1002))
+    for line in text.split(separator: "\n") {
+        let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+        let hex = Array((event["h4_hex"] as! String).utf8)
+        let packet = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+        be(UInt32(packet.count)); be(UInt32(packet.count))
+        be(UInt32(3))  // received, command/event
+        be(UInt32(0))
+        be((event["btsnoop_ts_us"] as! NSNumber).int64Value)
+        bytes += packet
+    }
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("golden-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).log")
+    try Data(bytes).write(to: url)
+    return url
+}

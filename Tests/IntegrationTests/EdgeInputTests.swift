@@ -1,0 +1,53 @@
+import Foundation
+import MQTT
+import Testing
+
+@Suite("whereabouts-edge input errors")
+struct EdgeInputTests {
+    @Test func garbageCaptureIsRefusedWithExitOne() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("edge-input-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let real = try Data(contentsOf: URL(fileURLWithPath: capture))
+        let cases: [(String, Data)] = [
+            ("garbage", Data("this is not a capture at all, just text\n".utf8)),
+            ("empty", Data()),
+            // Cut in the middle of a record: the header promises more bytes than there are.
+            ("truncated", real.prefix(real.count - 7)),
+        ]
+        for (name, bytes) in cases {
+            let file = dir.appendingPathComponent(name)
+            try bytes.write(to: file)
+            let edge = try EdgeProcess(["--node", "n", "--broker", "mqtt://127.0.0.1:1", "--replay", file.path, "--speed", "0"])
+            #expect(await edge.exitStatus() == 1, "\(name)")
+            #expect(edge.stderr.contains(file.path) && edge.stderr.contains("btsnoop"), "\(name): \(edge.stderr)")
+        }
+    }
+
+    @Test func garbageStdinLineIsCountedAndSkipped() async throws {
+        let packets = try goldenPackets().prefix(12)
+        // The first 12 events end at 1612150087.4028; the 13th is at .434998.
+        let expected = try goldenReadings().prefix { $0.t <= 1612150087.41 }
+        let broker = try Broker()
+        let topics = NodeTopics(node: "desk")
+        let collector = try Collector(broker: broker, filters: [topics.all])
+        try await collector.ready()
+        let edge = try EdgeProcess(["--node", "desk", "--broker", broker.url, "--stdin", "--qos", "1"])
+        var lines = packets.map { $0 + "\n" }
+        lines.insert("04 3e zz not hex at all\n", at: 5)
+        for line in lines { edge.write(line) }
+        edge.closeInput()
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
+        let readings = try deliveredBatches(collector.messages, topic: topics.readings).batches.flatMap(\.readings)
+        // stdin readings carry the time they were read, so compare everything else.
+        let heard = readings.map { SeenReading(id: $0.id, mac: $0.mac, rssi: $0.rssi, tx: $0.tx, t: 0, kind: $0.kind) }
+        let wanted = try goldenReadings().prefix(readings.count).map { SeenReading(id: $0.id, mac: $0.mac, rssi: $0.rssi, tx: $0.tx, t: 0, kind: $0.kind) }
+        #expect(heard == wanted)
+        #expect(readings.count == expected.count)
+        let last = try #require(telemetry(collector.messages, topic: topics.telemetry).last)
+        #expect(last["malformed"] as? Int == 1)
+        #expect(last["adverts"] as? Int == 12)
+        #expect(edge.stderr.contains("not H4 hex"))
+    }
+}

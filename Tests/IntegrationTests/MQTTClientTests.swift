@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import MQTT
+import Synchronization
+import Testing
+
+@Suite("MQTT client against a real mosquitto")
+struct MQTTClientTests {
+    @Test func brokerURLs() throws {
+        #expect(try BrokerURL(parsing: "mqtt://broker.local") == BrokerURL(host: "broker.local", port: 1883, tls: false))
+        #expect(try BrokerURL(parsing: "mqtts://10.0.0.2") == BrokerURL(host: "10.0.0.2", port: 8883, tls: true))
+        #expect(try BrokerURL(parsing: "mqtt://[::1]:1884/") == BrokerURL(host: "::1", port: 1884, tls: false))
+        for bad in ["tcp://x", "mqtt://", "mqtt://h:0", "mqtt://h:99999", "mqtt://user:pw@h", "mqtt://h:1:2"] {
+            #expect(throws: MQTTError.self, "\(bad)") { try BrokerURL(parsing: bad) }
+        }
+    }
+
+    @Test func passwordFromFileAndEnvironment() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(getpid())")
+        try "s3cret\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try PasswordSource.file(file.path).resolve() == "s3cret")
+        setenv("WHEREABOUTS_TEST_PW", "from-env", 1)
+        #expect(try PasswordSource.environment("WHEREABOUTS_TEST_PW").resolve() == "from-env")
+        #expect(throws: MQTTError.self) { try PasswordSource.environment("WHEREABOUTS_TEST_UNSET_\(getpid())").resolve() }
+        #expect(throws: MQTTError.self) { try PasswordSource.file("/nonexistent/pw").resolve() }
+    }
+
+    @Test(arguments: [ProtocolVersion.v311, .v5])
+    func publishAndSubscribe(version: ProtocolVersion) async throws {
+        let broker = try Broker()
+        let collector = try Collector(broker: broker, filters: ["t/#"])
+        try await collector.ready()
+        let acks = Shared<[Int32]>([])
+        let publisher = try MQTTClient(
+            MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "pub", protocolVersion: version),
+            queue: DispatchQueue(label: "pub")) { event in
+                if case .published(let mid) = event { acks.update { $0.append(mid) } }
+            }
+        try publisher.start()
+        #expect(await poll(timeout: 10) { publisher.connection == .connected })
+        let mid = try publisher.publish("t/a", Array("hello".utf8), qos: .atLeastOnce)
+        try publisher.publish("t/b", [0, 255, 7], qos: .atMostOnce, retain: false)
+        #expect(await collector.wait { $0.count >= 3 })
+        #expect(collector.messages(on: "t/a").map(\.payload) == [Array("hello".utf8)])
+        #expect(collector.messages(on: "t/b").map(\.payload) == [[0, 255, 7]])
+        #expect(await poll(timeout: 5) { acks.current.contains(mid) })
+    }
+
+    @Test func willFiresWhenClientVanishes() async throws {
+        let broker = try Broker()
+        let collector = try Collector(broker: broker, filters: ["node/status"])
+        try await collector.ready()
+        var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "mortal")
+        options.will = Will(topic: "node/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        var client: MQTTClient? = try MQTTClient(options, queue: DispatchQueue(label: "mortal")) { _ in }
+        try client?.start()
+        #expect(await poll(timeout: 10) { client?.connection == .connected })
+        try client?.publish("node/status", Array("online".utf8), qos: .atLeastOnce, retain: true)
+        #expect(await collector.wait { $0.contains { $0.topic == "node/status" } })
+        // Destroying the handle closes the socket without DISCONNECT, as a crash would.
+        client = nil
+        #expect(await collector.wait { $0.filter { $0.topic == "node/status" }.count == 2 })
+        #expect(collector.messages(on: "node/status").map { String(decoding: $0.payload, as: UTF8.self) } == ["online", "offline"])
+    }
+
+    @Test func cleanDisconnectDoesNotFireWill() async throws {
+        let broker = try Broker()
+        let collector = try Collector(broker: broker, filters: ["node/status"])
+        try await collector.ready()
+        var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "polite")
+        options.will = Will(topic: "node/status", payload: Array("offline".utf8))
+        let client = try MQTTClient(options, queue: DispatchQueue(label: "polite")) { _ in }
+        try client.start()
+        #expect(await poll(timeout: 10) { client.connection == .connected })
+        client.disconnect()
+        #expect(client.connection == .idle)
+        try await collector.ready()
+        #expect(collector.messages(on: "node/status").isEmpty)
+    }
+
+    @Test func resubscribesAfterBrokerRestart() async throws {
+        let broker = try Broker()
+        let collector = try Collector(broker: broker, filters: ["r/#"])
+        try await collector.ready()
+        broker.stop()
+        #expect(await poll(timeout: 5) { collector.client.connection != .connected })
+        try broker.start()
+        // The fresh broker has no sessions: only a restored subscription can hear this.
+        try await collector.ready(timeout: 20)
+        let publisher = try MQTTClient(MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "pub2"),
+                                       queue: DispatchQueue(label: "pub2")) { _ in }
+        try publisher.start()
+        #expect(await poll(timeout: 10) { publisher.connection == .connected })
+        try publisher.publish("r/x", Array("after".utf8), qos: .atLeastOnce)
+        #expect(await collector.wait { !$0.filter { $0.topic == "r/x" }.isEmpty })
+        #expect(collector.eventLog.filter { $0 == .connected }.count == 2)
+    }
+
+    @Test func startsBeforeTheBrokerAndConnectsWhenItComes() async throws {
+        let port = try freePort()
+        let client = try MQTTClient(
+            MQTTOptions(broker: BrokerURL(host: "127.0.0.1", port: port), clientID: "early", reconnectDelay: 1...2),
+            queue: DispatchQueue(label: "early")) { _ in }
+        try client.start()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(client.connection == .connecting)
+        #expect(throws: MQTTError.self) { try client.publish("x", [1], qos: .atMostOnce) }
+    }
+}
