@@ -18,7 +18,10 @@ final class Broker: @unchecked Sendable {
         port = try freePort()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("whereabouts-broker-\(getpid())-\(port)-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Started as root, mosquitto drops to its own user before it saves the persistence
+        // database at shutdown: the directory must be writable by that user too.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
         let config = """
             listener \(port) 127.0.0.1
             allow_anonymous true
