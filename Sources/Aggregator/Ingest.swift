@@ -16,10 +16,35 @@ public struct Ingest: Sendable {
         public var readings: UInt64 = 0
         /// Batches that never arrived, from `seq` gaps.
         public var missedBatches: UInt64 = 0
-        /// Arrival minus batch time, smoothed: the node's clock error plus transit.
+        /// Arrival minus batch time at its least over the last `clockWindow` or two: the
+        /// node's clock error plus the shortest transit.
         public var clockOffset: Double?
         public var lastArrival: Double = 0
+        var clock = ClockEstimate()
     }
+
+    /// The least of arrival minus batch time over two windows of arrivals. Transit only adds
+    /// to that difference, so the least is the best view of the node's clock: batches held up
+    /// by a broker outage do not move it, a clock that steps forward is followed at once,
+    /// one that steps back within two windows. (A smoothed mean did neither: one NTP step of
+    /// 30 s shifted the node's next readings 27 s into the future, and every other node's
+    /// readings were then refused as late until real time caught up.)
+    struct ClockEstimate: Sendable {
+        private var current = Double.infinity, previous = Double.infinity, since = -Double.infinity
+
+        mutating func add(_ sample: Double, at arrival: Double, window: Double) -> Double {
+            if arrival - since >= window {
+                previous = arrival - since >= 2 * window ? .infinity : current
+                current = .infinity
+                since = arrival
+            }
+            current = min(current, sample)
+            return min(current, previous)
+        }
+    }
+
+    /// Seconds of arrivals per window of the clock estimate.
+    public static let clockWindow = 5.0
 
     public let topics: Topics
     public let clockMode: ClockMode
@@ -62,24 +87,34 @@ public struct Ingest: Sendable {
                 stream.missedBatches += batch.seq - last - 1
             }
         }
+        // A reading is taken before the batch that carries it is sent. One stamped later
+        // would carry event time past every other node's readings, which would then be late.
+        let count = batch.readings.count
+        batch.readings.removeAll { $0.t > batch.t + clockTolerance }
+        badReadings += count - batch.readings.count
         stream.lastSeq = batch.seq
         stream.lastBatchTime = batch.t
         stream.batches += 1
         stream.readings += UInt64(batch.readings.count)
         stream.lastArrival = arrival
-        let sample = arrival - batch.t
-        let offset = stream.clockOffset.map { $0 + 0.1 * (sample - $0) } ?? sample
-        stream.clockOffset = offset
+        correctTimes(&batch, stream: &stream, arrival: arrival)
         nodes[batch.node] = stream
+        return .success(batch)
+    }
+
+    /// Moves the batch's times onto the aggregator's clock: by the node's estimated clock
+    /// error when that is larger than transit, or to arrival in `.arrival` mode.
+    private func correctTimes(_ batch: inout Batch, stream: inout NodeStream, arrival: Double) {
+        let sample = arrival - batch.t
+        let offset = stream.clock.add(sample, at: arrival, window: Self.clockWindow)
+        stream.clockOffset = offset
         let shift: Double
         switch clockMode {
         case .arrival: shift = sample
         case .node: shift = abs(offset) > clockTolerance ? offset : 0
         }
-        if shift != 0 {
-            for i in batch.readings.indices { batch.readings[i].t += shift }
-            batch.t += shift
-        }
-        return .success(batch)
+        guard shift != 0 else { return }
+        for i in batch.readings.indices { batch.readings[i].t += shift }
+        batch.t += shift
     }
 }
