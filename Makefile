@@ -27,8 +27,11 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# Unit, property and integration tests, then the live radio path in a VM (about 30 s once
+# its image is cached in ~/.cache/whereabouts, under two minutes from nothing).
 test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test
+	tools/radio-test/run.sh
 	FUZZ_SECONDS=3 tools/fuzz/run.sh
 
 # libFuzzer on every parser (issue 9): FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
@@ -50,7 +53,7 @@ demo: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/demo.sh
 
 # The live radio path on Debian 12's kernel under qemu with virtual controllers (issue 10);
-# installs qemu itself, caches the guest image in .cache/radio-test.
+# installs qemu itself, caches the guest image in ~/.cache/whereabouts/radio-test.
 radio-test: deps
 	tools/radio-test/run.sh
 

@@ -6,13 +6,14 @@
 #
 #   tools/radio-test/run.sh        (or: make radio-test)
 #
-# Environment: RADIO_TEST_CACHE (default .cache/radio-test), RADIO_TEST_SCRATCH (the edge's
+# Environment: RADIO_TEST_CACHE (default ~/.cache/whereabouts/radio-test, outside the checkout
+# so that fresh clones on one machine share the image), RADIO_TEST_SCRATCH (the edge's
 # build directory, default .build-hci), RADIO_TEST_TIMEOUT (seconds for the guest, 180).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tools/radio-test
-CACHE=${RADIO_TEST_CACHE:-$ROOT/.cache/radio-test}
+CACHE=${RADIO_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/whereabouts/radio-test}
 SCRATCH=${RADIO_TEST_SCRATCH:-.build-hci}
 TIMEOUT=${RADIO_TEST_TIMEOUT:-180}
 HOST_PACKAGES="qemu-system-x86 kmod mosquitto mosquitto-clients binutils"
