@@ -9,17 +9,18 @@ struct Occupancy {
     }
 
     /// Applies an event; `true` when the zone's occupants changed.
+    ///
+    /// The list is changed in place in the dictionary: copying it out and back would copy
+    /// every occupant on each event (a ward with thousands of tags).
     mutating func apply(_ e: ZoneEvent) -> Bool {
-        var list = devices[e.zone] ?? []
         switch e.type {
         case .enter:
-            guard !list.contains(e.device) else { return false }
-            list.append(e.device)
+            guard devices[e.zone]?.contains(e.device) != true else { return false }
+            devices[e.zone, default: []].append(e.device)
         case .exit:
-            guard let i = list.firstIndex(of: e.device) else { return false }
-            list.remove(at: i)
+            guard let i = devices[e.zone]?.firstIndex(of: e.device) else { return false }
+            devices[e.zone]?.remove(at: i)
         }
-        devices[e.zone] = list
         return true
     }
 }
