@@ -9,7 +9,8 @@ import Wire
 struct Publisher {
     let topics: Topics
     private var writer = JSONWriter(capacity: 512)
-    private var lastRoom: [String: String] = [:]
+    /// Per device: the room last published and its topics, built once rather than per update.
+    private var devices: [String: DeviceTopics] = [:]
     private let zoneNames: [String: String]
     private let zoneFloors: [String: String]
 
@@ -32,9 +33,11 @@ struct Publisher {
     /// `devices/<id>/state`, and `devices/<id>/room` when the room changed.
     mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) {
         let room = u.room ?? "away"
-        if lastRoom[u.id] != room {
-            lastRoom[u.id] = room
-            out.append(MQTTMessage(topic: topics.deviceRoom(u.id), payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
+        var device = devices[u.id] ?? DeviceTopics(room: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id))
+        if device.room != room {
+            device.room = room
+            devices[u.id] = device
+            out.append(MQTTMessage(topic: device.roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
         writer.reset()
         writer.objectStart()
@@ -61,11 +64,13 @@ struct Publisher {
             writer.null()
         }
         writer.objectEnd()
-        out.append(MQTTMessage(topic: topics.deviceState(u.id), payload: writer.bytes, qos: .atLeastOnce, retain: true))
+        out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
     }
 
     /// Makes the next update of every device publish its room topic again.
-    mutating func forgetRooms() { lastRoom.removeAll() }
+    mutating func forgetRooms() {
+        devices = devices.mapValues { DeviceTopics(room: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic) }
+    }
 
     /// `zones/<zone>/events`.
     mutating func event(_ e: ZoneEvent) -> MQTTMessage {
@@ -131,4 +136,11 @@ struct Publisher {
         writer.field("payload_available", "online")
         writer.field("payload_not_available", "offline")
     }
+}
+
+/// A device's room as last published (nil: publish it with the next update) and its topics.
+private struct DeviceTopics {
+    var room: String?
+    let roomTopic: String
+    let stateTopic: String
 }
