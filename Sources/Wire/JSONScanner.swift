@@ -68,16 +68,21 @@ public struct JSONScanner {
     /// for values compared or copied as bytes.
     public mutating func rawString() throws(JSONError) -> UnsafeRawBufferPointer {
         try expect(UInt8(ascii: "\""))
+        // A local index: stepping the stored `offset` costs a store per byte, and strings
+        // (ids, addresses) are most of a batch's bytes.
         let start = offset
-        while let c = byte(at: offset) {
+        var i = start
+        while i < bytes.count {
+            let c = bytes[i]
             if c == UInt8(ascii: "\"") {
-                offset += 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<(offset - 1)])
+                offset = i + 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<i])
             }
-            if c == UInt8(ascii: "\\") { offset += 2; continue }
-            if c < 0x20 { throw error("control character in string") }
-            offset += 1
+            if c == UInt8(ascii: "\\") { i += 2; continue }
+            if c < 0x20 { offset = i; throw error("control character in string") }
+            i += 1
         }
+        offset = i
         throw error("unterminated string")
     }
 

@@ -127,6 +127,16 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendQuoted(_ s: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Ids, names and keys rarely need escapes: copy them whole rather than byte by byte.
+        let copied = s.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "\""): append("\\\"")
