@@ -8,6 +8,8 @@ struct AggregatorMetricsSample {
     var processing: [(bound: Double, count: Double)] = []
     /// `process_resident_memory_bytes`.
     var resident: Double?
+    /// `whereabouts_position_confidence_count`: positions published with a room, each a state message.
+    var positions = 0.0
 
     init(text: String) {
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -20,6 +22,8 @@ struct AggregatorMetricsSample {
             } else if name.hasPrefix("whereabouts_processing_seconds_bucket"), let le = name.range(of: "le=\"") {
                 let bound = name[le.upperBound...].prefix { $0 != "\"" }
                 processing.append((bound == "+Inf" ? .infinity : Double(bound) ?? .infinity, value))
+            } else if name == "whereabouts_position_confidence_count" {
+                positions = value
             } else if name == "process_resident_memory_bytes" {
                 resident = value
             }

@@ -96,7 +96,7 @@ final class SubscriberCount: @unchecked Sendable {
 
     init(port: Int, topic: String) throws {
         child = try ChildProcess("/usr/bin/mosquitto_sub", ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "0",
-                                                            "-i", "bench-sub-\(getpid())"],
+                                                            "-i", "bench-sub-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"],
                                  name: "mosquitto_sub", stdout: pipe)
         let fd = pipe.fileHandleForReading.fileDescriptor
         let thread = Thread { [self] in self.count(fd) }

@@ -5,7 +5,8 @@ import Wire
 
 /// One system under load: a private broker, the real `whereabouts-aggregator` (SQLite on,
 /// /metrics on a free port) on a generated site, optionally a plain `mosquitto_sub` on the
-/// same readings, and the load generator publishing through the same broker.
+/// same readings, a `mosquitto_sub` counting the aggregator's state messages (as Home
+/// Assistant would subscribe), and the load generator publishing through the same broker.
 final class BenchRig {
     let directory: String
     let site: BenchSite
@@ -13,6 +14,7 @@ final class BenchRig {
     let aggregator: ChildProcess
     let httpPort: Int
     let subscriber: SubscriberCount?
+    let states: SubscriberCount
     let generator: LoadGenerator
     private let client: MQTTClient
 
@@ -33,6 +35,7 @@ final class BenchRig {
             ? try ChildProcess(executable, arguments, name: "aggregator", stderr: log)
             : try ChildProcess(wrapper[0], Array(wrapper.dropFirst()) + [executable] + arguments, name: "aggregator", stderr: log)
         subscriber = withSubscriber ? try SubscriberCount(port: broker.port, topic: Topics().allNodeReadings) : nil
+        states = try SubscriberCount(port: broker.port, topic: Topics().prefix + "/devices/+/state")
         client = try Self.connect(broker: broker)
         generator = LoadGenerator(site: site, devices: devices, topics: Topics(), client: client)
         try waitUntilSubscribed(timeout: wrapper.isEmpty ? 20 : 120)
@@ -44,6 +47,7 @@ final class BenchRig {
     func stop() {
         client.disconnect()
         subscriber?.stop()
+        states.stop()
         aggregator.stop()
         broker.stop()
         try? FileManager.default.removeItem(atPath: directory)

@@ -19,6 +19,9 @@ struct LoadStep {
     var aggregatorCores: Double
     /// The aggregator's resident memory after the step, bytes.
     var rss: Double = 0
+    /// State messages the aggregator made (positions with a room) and those a subscriber got.
+    var statesMade = 0.0
+    var statesReceived = 0.0
     /// Processing seconds (arrival → last publish handed to MQTT) at p50 and p99 over the step.
     var p50: Double?
     var p99: Double?
@@ -28,9 +31,11 @@ struct LoadStep {
 /// (MQTT in, fuse, publish, SQLite) and to a plain `mosquitto_sub` on the same topics.
 ///
 /// "Keeps up" means: the generator reached the rate, every offered reading was accepted
-/// (counted by `whereabouts_readings_total`) or received by the end of a short drain, and
-/// the backlog (offered − accepted) at the end of the step was under 0.2 s of load. Only
-/// full 200-reading batches are offered, so `mosquitto_sub`'s lines × 200 are its readings.
+/// (counted by `whereabouts_readings_total`) or received by the end of a short drain, the
+/// backlog (offered − accepted) at the end of the step was under 0.2 s of load, and for the
+/// aggregator, 98 % of the state messages it made (`whereabouts_position_confidence_count`)
+/// reached a subscriber by the end of the drain. Only full 200-reading batches are offered,
+/// so `mosquitto_sub`'s lines × 200 are its readings.
 struct EndToEndResult {
     var steps: [LoadStep] = []
     /// Highest offered rate the aggregator kept up with.
@@ -49,13 +54,16 @@ extension BenchRig {
         let before = metrics()
         let sub0 = subscriber?.lines.load(ordering: .relaxed) ?? 0
         let cpu0 = aggregator.cpuSeconds ?? 0
+        let states0 = states.lines.load(ordering: .relaxed)
         let run = offer(rate: rate, seconds: seconds)
         let atEnd = metrics()
         let sub1 = subscriber?.lines.load(ordering: .relaxed) ?? 0
         let cpu1 = aggregator.cpuSeconds ?? 0
         let accepted0 = (before?.readings ?? 0) + (before?.rejected ?? 0)
         let drained = drain(to: accepted0 + Double(run.readings))
-        let subDone = waitForSubscriber(lines: sub0 + run.batches)
+        let subDone = subscriber.map { wait(for: $0, lines: sub0 + run.batches) } ?? 0
+        let statesMade = (drained?.positions ?? 0) - (before?.positions ?? 0)
+        let statesDone = wait(for: states, lines: states0 + Int(0.98 * statesMade))
         let offered = Double(run.readings)
         let slack = max(0.2 * rate, Double(4 * LoadGenerator.batchMax))
         let accepted = (drained?.readings ?? 0) - (before?.readings ?? 0)
@@ -64,8 +72,11 @@ extension BenchRig {
         let reached = Double(run.readings + site.nodeCount * LoadGenerator.batchMax) >= 0.95 * rate * run.seconds
         var step = LoadStep(target: rate, offered: run.rate, generatorReached: reached,
                             aggregatorRate: ((atEnd?.readings ?? 0) - (before?.readings ?? 0)) / run.seconds,
-                            aggregatorKeepsUp: reached && accepted >= 0.99 * offered && backlog <= slack,
+                            aggregatorKeepsUp: reached && accepted >= 0.99 * offered && backlog <= slack
+                                && Double(statesDone - states0) >= 0.98 * statesMade,
                             aggregatorCores: (cpu1 - cpu0) / run.seconds)
+        step.statesMade = statesMade
+        step.statesReceived = Double(statesDone - states0)
         if subscriber != nil {
             let received = Double((sub1 - sub0) * LoadGenerator.batchMax)
             step.subscriberRate = received / run.seconds
@@ -79,9 +90,8 @@ extension BenchRig {
         return step
     }
 
-    /// Waits (up to 5 s, or 1.5 s without progress) for `mosquitto_sub` to reach `lines`.
-    private func waitForSubscriber(lines target: Int) -> Int {
-        guard let subscriber else { return 0 }
+    /// Waits (up to 5 s, or 1.5 s without progress) for a `mosquitto_sub` to reach `lines`.
+    private func wait(for subscriber: SubscriberCount, lines target: Int) -> Int {
         var last = subscriber.lines.load(ordering: .relaxed), lastChange = wallSeconds()
         let deadline = wallSeconds() + 5
         while last < target, wallSeconds() < deadline, wallSeconds() - lastChange < 1.5 {
@@ -103,7 +113,8 @@ extension BenchRig {
             result.steps.append(step)
             log("e2e: offered \(thousands(step.offered))/s → aggregator \(thousands(step.aggregatorRate))/s "
                 + "(\(step.aggregatorKeepsUp ? "keeps up" : "behind"), \(decimal(step.aggregatorCores, 2)) cores, "
-                + "p99 \(milliseconds(step.p99)), RSS \(megabytes(step.rss))" + (step.rejected > 0 ? ", \(decimal(step.rejected, 0)) rejected)" : ")")
+                + "p99 \(milliseconds(step.p99)), RSS \(megabytes(step.rss)), "
+                + "states \(decimal(step.statesReceived, 0))/\(decimal(step.statesMade, 0))" + (step.rejected > 0 ? ", \(decimal(step.rejected, 0)) rejected)" : ")")
                 + (step.subscriberRate.map { ", mosquitto_sub \(thousands($0))/s (\(step.subscriberKeepsUp == true ? "keeps up" : "behind"))" } ?? ""))
             let aggregatorDone = result.steps.contains { !$0.aggregatorKeepsUp }
             let subscriberDone = subscriber == nil || result.steps.contains { $0.subscriberKeepsUp == false }
