@@ -3,7 +3,7 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev libmicrohttpd-dev \
+APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev libmicrohttpd-dev libssl-dev \
                 mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

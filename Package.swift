@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Benchmark support only: counts malloc calls so `make bench` can report allocations.
         .target(name: "CMallocCounter"),
 
@@ -39,9 +40,10 @@ let package = Package(
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Crypto", dependencies: ["CCrypto"]),
 
         // Services.
-        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML"]),
+        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML", "Crypto"]),
         .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics"]),
 
         // Thin mains.
@@ -57,10 +59,11 @@ let package = Package(
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
-        .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML"]),
+        .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Wire", "BLE", "YAML"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
