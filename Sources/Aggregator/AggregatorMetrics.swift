@@ -26,6 +26,7 @@ final class AggregatorMetrics: Sendable {
     let processing: Histogram
     let mqttReconnects: Counter
     let publishFailures: Counter
+    let storageCommits: Histogram
 
     init(registry: Registry = Registry()) {
         self.registry = registry
@@ -50,6 +51,8 @@ final class AggregatorMetrics: Sendable {
                                         buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()
         mqttReconnects = registry.counter("whereabouts_mqtt_reconnects_total", "Connections to the broker after the first.").labels()
         publishFailures = registry.counter("whereabouts_publish_failures_total", "Messages the MQTT client refused to send.").labels()
+        storageCommits = registry.histogram("whereabouts_storage_commit_duration_seconds", "Duration of each database commit.",
+                                            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]).labels()
     }
 
     func readings(_ node: String) -> Counter { readingsTotal.labels(node) }

@@ -214,11 +214,16 @@ public final class AggregatorService: @unchecked Sendable {
         var configuration = WriterConfiguration()
         configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
         let log = self.log
+        let commits = metrics.storageCommits
+        let box = WriterBox()
         let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
                                  onCommit: { [weak self] ticket in
+                                     // On the writer thread, after the commit: its duration is the latest.
+                                     if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
                                      guard let self else { return }
                                      self.work.async { self.releasePending(upTo: ticket) }
                                  })
+        box.writer = writer
         self.writer = writer
         registerStorageMetrics(writer)
         try recoverOpenVisits(writer)
@@ -261,3 +266,8 @@ public final class AggregatorService: @unchecked Sendable {
 }
 
 func now() -> Double { Date().timeIntervalSince1970 }
+
+/// Lets the writer's commit hook read the writer's statistics without owning it.
+private final class WriterBox: @unchecked Sendable {
+    weak var writer: TrackWriter?
+}
