@@ -61,6 +61,7 @@ extension EdgeConfig {
                                             minRSSI: try r.int("min_rssi", in: -127...20),
                                             minInterval: try r.duration("min_interval", in: 0...86_400))
         config.adapter = r.text("adapter")
+        (config.irks, config.warnings) = try r.irks()
         return config
     }
 
@@ -73,6 +74,9 @@ extension EdgeConfig {
         for entry in entries {
             if entry.key == "tls", let inner = entry.value.entries {
                 for sub in inner { try add("tls." + sub.key, sub.value, sub.keyLine, fileName, &out) }
+            } else if entry.key == "irks", entry.value.items != nil {
+                let origin = "\(fileName):\(entry.keyLine): irks"
+                out["irks"] = SettingValue(texts: try irkTexts(entry.value, origin: origin), origin: origin)
             } else {
                 try add(entry.key, entry.value, entry.keyLine, fileName, &out)
             }
@@ -162,6 +166,8 @@ extension EdgeConfig {
         guard let path else { return try load(flags: flags) }
         let root: ConfigNode
         do { root = try YAML.parse(contentsOf: path) } catch { throw EdgeConfigError("\(path): \(error)") }
-        return try load(flags: flags, file: root, fileName: path)
+        var config = try load(flags: flags, file: root, fileName: path)
+        if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
+        return config
     }
 }

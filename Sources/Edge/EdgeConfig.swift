@@ -22,6 +22,11 @@ public struct EdgeConfig: Sendable {
     public var flushTimeout = 10.0
     /// Live adapter (name or address) from the file, if any.
     public var adapter: String?
+    /// Identity resolving keys: resolvable private addresses made with one are published as
+    /// `irk:<key hex>`; other rotating addresses are dropped.
+    public var irks: [IRKEntry] = []
+    /// Things worth saying at start that do not stop it (keys other users can read).
+    public var warnings: [String] = []
 
     public init(node: String, mqtt: MQTTOptions) {
         self.node = node
@@ -78,5 +83,8 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("telemetry_interval", "DURATION", "Publish telemetry this often.", default: "30s"),
         EdgeSetting("flush_timeout", "DURATION", "On shutdown, wait this long for buffered readings to reach the broker.", default: "10s"),
         EdgeSetting("adapter", "DEV", "Scan with this HCI adapter (hci0 or its address)."),
+        EdgeSetting("irks", "NAME:HEX", "An identity resolving key, 32 hex digits (repeatable; in the file [{id, key}]); prefer irks_file.",
+                    repeatable: true),
+        EdgeSetting("irks_file", "FILE", "YAML file of identity resolving keys: [{id, key}], or a site file's irks list."),
     ]
 }

@@ -60,9 +60,16 @@ public final class EdgeService {
         let counters = self.counters
         let publisher = self.publisher
         let printReports = self.printReports
+        let irks = config.irks
         let thread = Thread {
+            let resolver: IRKResolver
+            do { resolver = try IRKResolver(keys: irks) } catch {
+                failure.message.withLock { $0 = "identity resolving keys: \(error)" }
+                finished.signal()
+                return
+            }
             let pipeline = Pipeline(rules: rules, counters: counters, printer: printReports ? ReportPrinter() : nil,
-                                    deliver: publisher.append)
+                                    resolver: resolver, deliver: publisher.append)
             let sink = PacketSink(deliver: { pipeline.handle(h4: $0, at: $1) },
                                   reject: { counters.malformed.add(1, ordering: .relaxed) })
             do { try source.run(sink) } catch { failure.message.withLock { $0 = "\(error)" } }

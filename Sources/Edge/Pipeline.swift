@@ -23,12 +23,18 @@ final class Pipeline {
     private let deliver: (Reading) -> Void
     private var devices: [DeviceIdentity: Device] = [:]
     private var macs: [BluetoothAddress: String] = [:]
+    /// Phones, one per configured key (in the resolver's order).
+    private let resolver: IRKResolver?
+    private var phones: [Device]
 
-    init(rules: ReadingFilter.Rules, counters: EdgeCounters, printer: ReportPrinter?, deliver: @escaping (Reading) -> Void) {
+    init(rules: ReadingFilter.Rules, counters: EdgeCounters, printer: ReportPrinter?, resolver: IRKResolver? = nil,
+         deliver: @escaping (Reading) -> Void) {
         self.rules = rules
         self.counters = counters
         self.printer = printer
         self.deliver = deliver
+        self.resolver = resolver.flatMap { $0.isEmpty ? nil : $0 }
+        phones = (resolver?.ids ?? []).map { Device(id: $0, kind: .irk, allowed: rules.allows(id: $0), lastAccepted: nil) }
     }
 
     /// Handles one H4 packet heard at Unix time `t`; a malformed packet is counted and its
@@ -44,12 +50,19 @@ final class Pipeline {
 
     private func handle(_ report: borrowing AdvertisingReportView, at t: Double) {
         printer?.print(report, at: t)
-        guard let identity = report.identity, let rssi = report.header.rssi else { return }
-        guard let index = device(identity) else { return }
-        guard devices.values[index].allowed,
-              rules.accepts(rssi: Int(rssi), at: t, lastAccepted: devices.values[index].lastAccepted) else { return }
-        devices.values[index].lastAccepted = t
-        let device = devices.values[index]
+        guard let rssi = report.header.rssi else { return }
+        if let identity = report.identity {
+            guard let index = device(identity) else { return }
+            accept(&devices.values[index], report, rssi: rssi, at: t)
+        } else if let key = resolver?.resolve(report.header.address, type: report.header.addressType) {
+            // A rotating address one of our keys made: the phone, under its stable id.
+            accept(&phones[key], report, rssi: rssi, at: t)
+        }
+    }
+
+    private func accept(_ device: inout Device, _ report: borrowing AdvertisingReportView, rssi: Int8, at t: Double) {
+        guard device.allowed, rules.accepts(rssi: Int(rssi), at: t, lastAccepted: device.lastAccepted) else { return }
+        device.lastAccepted = t
         deliver(Reading(id: device.id, mac: mac(report.header.address), rssi: Int(rssi),
                         tx: report.summary.measuredPower.map(Int.init), t: t, kind: device.kind))
     }

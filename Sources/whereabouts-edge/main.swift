@@ -27,6 +27,7 @@ let command = Command(
     discussion: """
         Every setting is also a key of the config file (batch_max for --batch-max, tls: {ca} for --tls-ca).
         Passwords come from --password-file or --password-env, never from the command line.
+        Phones on rotating addresses are published as irk:<key hex> when a key from --irks-file resolves them.
         """)
 
 /// The configuration from the file and flags; problems are usage errors (exit 64).
@@ -56,12 +57,14 @@ func makeSource(_ args: Arguments, _ config: EdgeConfig) throws -> ReportSource 
 
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let config = try loadConfig(args)
+    for warning in config.warnings { printError("whereabouts-edge: warning: \(warning)") }
     if args.flag("check-config") {
         if let password = config.mqtt.password {
             do { _ = try password.resolve() } catch { throw UsageError("\(error)") }
         }
         print("configuration OK: node \(config.node), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
-              "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax)")
+              "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +
+              "\(config.irks.count) identity resolving keys" + (config.irks.isEmpty ? "" : " (\(config.irks.map(\.name).joined(separator: ", ")))"))
         return ExitCode.success
     }
     let source = try makeSource(args, config)
