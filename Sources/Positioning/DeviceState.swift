@@ -17,6 +17,8 @@ struct DeviceState: Sendable {
     var lastSolve = -Double.infinity
     var track: Track
     var presence = Presence()
+    /// Learned correction to the reference power, dB.
+    var txOffset = 0.0
     var confidence = 0.0
     var fixes = 0
     /// Seen since the last away or start.

@@ -50,6 +50,8 @@ extension Engine {
         devices[d].presence = presence
         devices[d].isPresent = false
         devices[d].track.floor = -1
+        // Whatever comes back may be carried differently (or be another phone behind the same key).
+        devices[d].txOffset = 0
     }
 
     private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) {
@@ -62,16 +64,23 @@ extension Engine {
         } else {
             devices[d].track.start(fix, at: t)
         }
+        if options.txLearning > 0, locatorKind == .default, fix.fixes >= 3,
+           let loudest = strongestObservation(), geometry.nodes[Int(loudest.node)].floors.contains(fix.floor) {
+            // Only where the loudest node agrees on the floor: learning on a wrong floor would
+            // fit the power to that floor and keep the device there.
+            learnTxOffset(device: d, fix: fix, at: t)
+        }
         devices[d].confidence = fix.confidence
         devices[d].fixes = fix.fixes
         devices[d].isPresent = true
+        measureRoomLoudness()
         var presence = takePresence(d)
-        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, at: t,
+        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, heard: roomLoudness, at: t,
                          site: geometry, options: options) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
         devices[d].presence = presence
-        output.append(.update(update(device: d, at: t, nearest: nearestNode(to: position, floor: fix.floor))))
+        output.append(.update(update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: position, floor: fix.floor) })))
     }
 
     /// Moves a device's presence out of `devices` so that emitting its events may read
@@ -82,10 +91,36 @@ extension Engine {
         return presence
     }
 
+    /// A device's real power differs from what it announces (or from the site's default,
+    /// and a body absorbs some): the mean residual at each fix, integrated slowly, learns it.
+    private func learnTxOffset(device d: Int, fix: Fix, at t: Double) {
+        var sum = 0.0, weight = 0.0
+        for o in observations where geometry.nodes[Int(o.node)].floors.contains(fix.floor) {
+            let walls = geometry.wallLoss(floor: fix.floor, from: fix.position.xy, to: o.position.xy)
+            let expected = model.rssi(distance: distance(fix.position, o.position), txRef: o.txRef, walls: walls)
+            let w = Double(min(o.samples, 3))
+            sum += w * max(min(o.rssi - expected, 12), -12)
+            weight += w
+        }
+        guard weight > 0 else { return }
+        let dt = min(max(t - devices[d].lastSolve, 0), 2)
+        let gain = min(dt / options.txLearning, 1)
+        devices[d].txOffset = max(min(devices[d].txOffset + gain * sum / weight, options.txOffsetLimit), -options.txOffsetLimit)
+    }
+
+    /// Per room, the loudest observation (RSSI less reference power) of a node in it.
+    private func measureRoomLoudness() {
+        for r in roomLoudness.indices { roomLoudness[r] = -.infinity }
+        for o in observations {
+            let r = geometry.nodeRooms[Int(o.node)]
+            if r >= 0 { roomLoudness[r] = max(roomLoudness[r], o.rssi - o.txRef) }
+        }
+    }
+
     /// The device's smoothed observation from every node that heard it within the window.
     private func gatherObservations(device d: Int, at t: Double) {
         observations.removeAll(keepingCapacity: true)
-        let txRef = devices[d].txRef ?? site.positioning.txRefDefault
+        let txRef = (devices[d].txRef ?? site.positioning.txRefDefault) + devices[d].txOffset
         for l in devices[d].links {
             guard let s = links.smoothed(link: l, at: t, window: site.positioning.window, scratch: &samples) else { continue }
             let n = Int(links.node[Int(l)])

@@ -12,7 +12,10 @@ extension Engine {
             guard let f = strongestUntriedFloor(excluding: tried) else { break }
             tried = (tried.1, tried.2, f)
             guard let fix = solve(device: d, floor: f, at: t, all: false) else { continue }
+            // One or two nodes fit any floor perfectly (cost 0): a floor that three or more
+            // nodes fix wins over it.
             let score = fix.cost * (f == devices[d].track.floor ? 0.8 : 1) - Double(fix.fixes) * 0.01
+                + (fix.fixes < 3 ? 1_000 : 0)
             if score < bestScore { best = fix; bestScore = score }
         }
         return best
@@ -40,10 +43,15 @@ extension Engine {
         return best?.floor
     }
 
-    /// The strongest observation's node, with the distance the model gives through walls.
-    func nearestNode(to p: Point3, floor: Int) -> NodeRange? {
+    /// The observation heard strongest for its reference power.
+    func strongestObservation() -> Observation? {
         guard var best = observations.first else { return nil }
         for o in observations.dropFirst() where o.rssi - o.txRef > best.rssi - best.txRef { best = o }
+        return best
+    }
+
+    /// The node of `best` seen from `p`, with the distance the model gives through walls.
+    func range(of best: Observation, from p: Point3, floor: Int) -> NodeRange {
         let walls = geometry.wallLoss(floor: floor, from: p.xy, to: best.position.xy)
         let d = model.distance(rssi: best.rssi, txRef: best.txRef, walls: walls)
         return NodeRange(node: geometry.nodes[Int(best.node)].name, distance: d, proximity: Proximity(distance: d))

@@ -32,6 +32,8 @@ public final class Engine {
     var observations: [Observation] = []
     var floorObservations: [Observation] = []
     var samples: [Double] = []
+    /// Per room: the loudest node in it that heard the device being solved.
+    var roomLoudness: [Double]
 
     public init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
         self.site = site
@@ -43,6 +45,7 @@ public final class Engine {
         self.model = PathLoss(exponent: site.positioning.absorption)
         if locator == .default { geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? 1.2) }
         self.geometry = geometry
+        roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))

@@ -2,14 +2,38 @@
 public struct EngineOptions: Sendable, Equatable {
     /// Seconds of event time between two solves of one device.
     public var updateInterval = 0.5
-    /// Seconds a new room or zone must keep winning before the device changes to it.
+    /// Seconds a zone must stay clearly entered (or left) before the device changes it.
     public var dwell = 2.0
-    /// Metres the position must be inside a new room before that room can win.
+    /// Metres from a zone's edge that count as clearly inside or outside.
     public var margin = 0.3
+    /// Evidence (m·s) another room must gather before the device moves to it: each second
+    /// adds how much deeper the position is in that room than in the current one, less
+    /// `roomDrift`, and the sum never goes below zero.
+    public var roomEvidence = 2.0
+    /// Metres subtracted from each second's evidence, so that a position hovering on a wall
+    /// gathers none.
+    public var roomDrift = 0.7
+    /// The most one second of evidence may add or take away, m.
+    public var roomStep = 1.0
+    /// Fixes at or above this confidence count fully towards a room change; weaker ones less.
+    public var roomConfidence = 0.3
+    /// Evidence per second (m) for a room whose node hears the device `heardScale` dB louder
+    /// than the current room's node does (and against it when quieter), in proportion below that.
+    public var heardStep = 1.5
+    public var heardScale = 10.0
+    /// The first room after a start or an away needs this many solves in a row naming it…
+    public var firstRoomSolves = 3
+    /// …or one fix at least this confident.
+    public var firstRoomConfidence = 0.5
+    /// Seconds over which a device's reference power is corrected by the mean residual of
+    /// its fixes; 0 turns the learning off.
+    public var txLearning = 120.0
+    /// The most the learned correction may reach, dB.
+    public var txOffsetLimit = 8.0
     /// Fixes below this confidence never start or continue a room change.
     public var minimumConfidence = 0.05
     /// Rooms not joined to the current one (by a door, or by touching when no doors are
-    /// given) need this many times the dwell: a tracker that lost a device must still recover.
+    /// given) need this many times the evidence: a tracker that lost a device must still recover.
     public var farRoomDwellFactor = 4.0
     /// Fastest the motion model lets a device move, m/s.
     public var maxSpeed = 2.5

@@ -2,10 +2,15 @@ import Wire
 
 /// Which room and zones one device is in, with the hysteresis that keeps a still device put.
 ///
-/// A room changes only when another room has held the position, at least `margin` inside
-/// it, for `dwell` seconds — longer when the rooms are not joined. Zones are entered after
-/// `dwell` seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is paired
-/// with exactly one exit, including on `leave` (away or shutdown).
+/// A room change is a sequential test, not a timer: each solve adds evidence for every other
+/// room on the floor — how much deeper the position lies in it than in the current room
+/// (clipped to `roomStep`), less a drift `roomDrift`, weighted by the fix's confidence and the
+/// time it stands for — and the sum is floored at zero (a CUSUM). A still device near a wall
+/// adds evidence that averages below zero and rarely reaches the threshold; a walk through a
+/// door adds about `roomStep` a second and crosses it within seconds. Rooms not joined to the
+/// current one need `farRoomDwellFactor` times the evidence. Zones are entered after `dwell`
+/// seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is
+/// paired with exactly one exit, including on `leave` (away or shutdown).
 struct Presence: Sendable {
     struct Visit: Sendable {
         var zone: Int
@@ -18,71 +23,72 @@ struct Presence: Sendable {
     var room = -1
     var roomSince = 0.0
     var floor = -1
-    private var candidate = -1
-    private var candidateSince = 0.0
-    private(set) var visits: [Visit] = []
+    /// Per room of the site: evidence (m·s) that the device is there rather than in `room`.
+    private var evidence: [Double] = []
+    private var lastObserved = -Double.infinity
+    /// Before the first enter: the room the last solves agreed on, and how many did.
+    private var firstRoom = -1
+    private var firstCount = 0
+    var visits: [Visit] = []
 
-    /// One tracked position: may emit exits and enters.
-    mutating func observe(_ p: Point2, floor f: Int, confidence: Double, at t: Double, site: SiteGeometry,
+    /// One tracked position: may emit exits and enters. `heard` is, per room, the strongest
+    /// RSSI (for the device's reference power) of a node in that room; `-infinity` where none heard it.
+    mutating func observe(_ p: Point2, floor f: Int, confidence: Double, heard: [Double], at t: Double, site: SiteGeometry,
                           options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        updateRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit)
+        updateRoom(p, floor: f, confidence: confidence, heard: heard, at: t, site: site, options: options, emit: emit)
         updateZones(p, floor: f, at: t, site: site, options: options, emit: emit)
     }
 
-    private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, at t: Double, site: SiteGeometry,
-                                     options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        guard let (r, depth) = site.room(at: p, floor: f) else { floor = f; return }
-        if room < 0 {
-            room = r; roomSince = t; floor = f; candidate = -1
-            emit(.enter, r, true, nil)
-            return
-        }
-        if r == room { candidate = -1; return }
-        guard depth >= options.margin, confidence >= options.minimumConfidence else { return }
-        if candidate != r { candidate = r; candidateSince = t }
-        let joined = site.mayMove(from: room, to: r) || site.rooms[room].floor != site.rooms[r].floor
-        let needed = options.dwell * (joined ? 1 : options.farRoomDwellFactor)
-        guard t - candidateSince >= needed else { return }
-        emit(.exit, room, true, t - roomSince)
-        room = r; roomSince = t; floor = f; candidate = -1
-        emit(.enter, r, true, nil)
-    }
-
-    private mutating func updateZones(_ p: Point2, floor f: Int, at t: Double, site: SiteGeometry,
-                                      options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        for z in site.zones.indices {
-            let side = Self.side(of: p, in: site.zones[z], floor: f, margin: options.margin)
-            if let v = visits.firstIndex(where: { $0.zone == z }) {
-                // Near the edge the zone keeps its state: only a clear side starts a change.
-                if side == nil || side == visits[v].inside { visits[v].pendingSince = nil; continue }
-                let since = visits[v].pendingSince ?? t
-                visits[v].pendingSince = since
-                guard t - since >= options.dwell else { continue }
-                if visits[v].inside {
-                    emit(.exit, z, false, t - visits[v].enteredAt)
-                    visits.remove(at: v)
-                } else {
-                    visits[v].inside = true; visits[v].enteredAt = t; visits[v].pendingSince = nil
-                    emit(.enter, z, false, nil)
-                }
-            } else if side == true {
-                // Start the clock; the enter comes once the dwell has passed inside.
-                visits.append(Visit(zone: z, inside: false, enteredAt: t, pendingSince: t))
-                if options.dwell <= 0 { visits[visits.count - 1].inside = true; emit(.enter, z, false, nil) }
+    private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, heard: [Double], at t: Double,
+                                     site: SiteGeometry, options: EngineOptions,
+                                     emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        let dt = min(max(t - lastObserved, 0), 2)
+        lastObserved = t
+        guard room >= 0 else { enterFirstRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit); return }
+        guard confidence >= options.minimumConfidence, site.floors.indices.contains(f) else { return }
+        if evidence.count != site.rooms.count { evidence = [Double](repeating: 0, count: site.rooms.count) }
+        let weight = min(confidence / options.roomConfidence, 1) * dt
+        let cap = options.roomStep
+        // The current room on another floor: this fix says the device is not in it at all.
+        let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
+        var winner = -1, winnerRatio = 1.0
+        for c in site.rooms.indices where c != room {
+            guard site.rooms[c].floor == f else {
+                evidence[c] = max(0, evidence[c] - weight * (cap + options.roomDrift))
+                continue
             }
+            var step = min(max(site.signedDepth(room: c, at: p) - here, -cap), cap)
+            // The room whose own node hears the device clearly louder than the current room's
+            // does gains, as a nearest-node system would say; a tie adds nothing.
+            let louder = heard[c] - heard[room]
+            if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
+            evidence[c] = max(0, evidence[c] + weight * (step - options.roomDrift))
+            let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
+            let ratio = evidence[c] / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
+            if ratio >= winnerRatio { winner = c; winnerRatio = ratio }
         }
-        // Forget zones that were only pending and are no longer entered.
-        visits.removeAll { !$0.inside && $0.pendingSince == nil }
+        guard winner >= 0 else { return }
+        emit(.exit, room, true, t - roomSince)
+        enter(winner, floor: f, at: t, emit: emit)
     }
 
-    /// `true` clearly inside, `false` clearly outside (or on another floor), `nil` within
-    /// the margin of the edge. Small zones get a margin of a quarter of their size.
-    private static func side(of p: Point2, in zone: SiteGeometry.Area, floor: Int, margin: Double) -> Bool? {
-        guard zone.floor == floor else { return false }
-        let m = min(margin, zone.size / 4)
-        let inside = Polygon.contains(zone.points, p)
-        if m <= 0 { return inside }
-        return Polygon.distanceToBoundary(zone.points, p) >= m ? inside : nil
+    /// The first room after a start or an away: a thin first window can put the fix anywhere,
+    /// so the room must be named by `firstRoomSolves` solves in a row, or one confident fix.
+    private mutating func enterFirstRoom(_ p: Point2, floor f: Int, confidence: Double, at t: Double, site: SiteGeometry,
+                                         options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        floor = f
+        guard let (r, _) = site.room(at: p, floor: f), confidence >= options.minimumConfidence else { return }
+        firstCount = r == firstRoom ? firstCount + 1 : 1
+        firstRoom = r
+        guard firstCount >= options.firstRoomSolves || confidence >= options.firstRoomConfidence else { return }
+        enter(r, floor: f, at: t, emit: emit)
+    }
+
+    private mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        room = r; roomSince = t; floor = f
+        firstRoom = -1; firstCount = 0
+        for i in evidence.indices { evidence[i] = 0 }
+        emit(.enter, r, true, nil)
     }
 
     /// The device left (away, or the engine shuts down): close every open visit.
@@ -90,7 +96,8 @@ struct Presence: Sendable {
         for v in visits where v.inside { emit(.exit, v.zone, false, t - v.enteredAt) }
         visits.removeAll(keepingCapacity: true)
         if room >= 0 { emit(.exit, room, true, t - roomSince) }
-        room = -1; candidate = -1
+        room = -1; firstRoom = -1; firstCount = 0
+        for i in evidence.indices { evidence[i] = 0 }
     }
 
     /// Zones the device is in now.

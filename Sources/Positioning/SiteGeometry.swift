@@ -45,6 +45,8 @@ struct SiteGeometry: Sendable {
     var nodes: [NodeInfo] = []
     /// `roomCount × roomCount`: whether a device may go straight from one room to the other.
     var adjacent: [Bool] = []
+    /// Per node: the room its position lies in on its floor, -1 when none (or several floors).
+    var nodeRooms: [Int] = []
     /// Height of a carried device above its floor (`EngineOptions.deviceHeight`), m.
     var deviceHeight: Double?
     /// Per floor, for the default locator's global search; empty for the other locators.
@@ -78,6 +80,10 @@ struct SiteGeometry: Sendable {
                             floors: listed.isEmpty ? Array(site.floors.indices) : listed, rxAdj: node.rxAdj)
         }
         adjacent = Self.adjacency(site: site, rooms: rooms)
+        nodeRooms = nodes.map { node in
+            guard node.floors.count == 1, let floor = node.floors.first else { return -1 }
+            return floors[floor].rooms.first { Polygon.contains(rooms[$0].points, node.point.xy) } ?? -1
+        }
     }
 
     /// Summed attenuation of the walls crossed by the line from `a` to `b` on `floor`.
@@ -101,6 +107,12 @@ struct SiteGeometry: Sendable {
             if -edge > (nearest?.depth ?? -.infinity) { nearest = (r, -edge) }
         }
         return nearest
+    }
+
+    /// How deep `p` lies inside `room` (m), negative outside it.
+    func signedDepth(room r: Int, at p: Point2) -> Double {
+        let edge = Polygon.distanceToBoundary(rooms[r].points, p)
+        return Polygon.contains(rooms[r].points, p) ? edge : -edge
     }
 
     /// `p` moved into the box of `floor`.

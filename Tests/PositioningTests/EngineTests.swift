@@ -16,7 +16,10 @@ struct EngineTests {
         #expect(roomEvents.first?.zone == "west")
         let rooms = updates(output).map(\.room)
         #expect(rooms.count > 1000)
-        #expect(rooms.allSatisfy { $0 == "west" })
+        // The first room waits for a few agreeing solves; from then on it is always west.
+        let named = rooms.drop { $0 == nil }
+        #expect(rooms.count - named.count <= 3)
+        #expect(named.allSatisfy { $0 == "west" })
     }
 
     @Test(arguments: [true, false])
