@@ -139,16 +139,19 @@ struct ScenarioDecoder {
             return nil
         }
         if let kind = Self.kind(fromID: id) { return kind }
-        reader.error(f.path("id"), f["id"]?.line ?? f.line, "'\(id)' is not an iBeacon:<uuid>-<major>-<minor>, irk:<name> or mac:<address> id")
+        reader.error(f.path("id"), f["id"]?.line ?? f.line, "'\(id)' is not an iBeacon:<uuid>-<major>-<minor>, irk:<32 hex digits of the key> or mac:<address> id"
+                     + (id.hasPrefix("irk:") ? Self.nameHint : ""))
         return nil
     }
 
-    /// `iBeacon:<uuid>-<major>-<minor>`, `irk:<name>` or `mac:<address>`.
+    /// Said when a phone's id names it instead of spelling its key, as ids once did.
+    static let nameHint = "; to use the site's key of a name, write phone: { name: NAME }"
+
+    /// `iBeacon:<uuid>-<major>-<minor>`, `irk:<32 hex digits of the key>` or `mac:<address>`.
     static func kind(fromID id: String) -> AdvertiserKind? {
         if id.hasPrefix("mac:") { return BluetoothAddress(String(id.dropFirst(4))).map { .mac($0) } }
         if id.hasPrefix("irk:") {
-            let name = String(id.dropFirst(4))
-            return name.isEmpty ? nil : .phone(name: name, irk: nil, rotation: 900)
+            return IdentityResolvingKey(hex: String(id.dropFirst(4))).map { .phone(name: $0.hex, irk: $0, rotation: 900) }
         }
         guard id.hasPrefix("iBeacon:") else { return nil }
         let parts = id.dropFirst(8).split(separator: "-", omittingEmptySubsequences: false)
@@ -170,15 +173,25 @@ struct ScenarioDecoder {
 
     mutating func decodePhone(_ node: ConfigNode, _ key: String, id: String?) -> AdvertiserKind? {
         guard let f = reader.fields(node, key, known: ["name", "irk", "rotate"]) else { return nil }
-        let name = reader.string(f["name"], f.path("name")) ?? id.flatMap { $0.hasPrefix("irk:") ? String($0.dropFirst(4)) : nil }
+        // The id, when given, spells the key (SPEC §1: irk:<key hex>).
+        var idKey: IdentityResolvingKey?
+        if let id, id.hasPrefix("irk:") {
+            idKey = IdentityResolvingKey(hex: String(id.dropFirst(4)))
+            guard idKey != nil else {
+                reader.error(key, node.line, "the id '\(id)' is not irk:<32 hex digits of the key>" + Self.nameHint)
+                return nil
+            }
+        }
+        let name = reader.string(f["name"], f.path("name")) ?? idKey?.hex
         guard let name, !name.isEmpty else {
-            reader.error(f.path("name"), node.line, "a phone needs a name (its readings are irk:<name>)")
+            reader.error(f.path("name"), node.line, "a phone needs a name (the site's irks entry to take the key from) or an id irk:<key hex>")
             return nil
         }
-        var irk: IdentityResolvingKey?
+        var irk = idKey
         if let hex = reader.string(f["irk"], f.path("irk")) {
             irk = IdentityResolvingKey(hex: hex)
             if irk == nil { reader.error(f.path("irk"), f["irk"]?.line ?? node.line, "expects 32 hex digits") }
+            else if let idKey, idKey != irk { reader.error(f.path("irk"), f["irk"]?.line ?? node.line, "is not the key the id spells") }
         }
         var rotation = 900.0
         if let r = reader.duration(f["rotate"], f.path("rotate")) {

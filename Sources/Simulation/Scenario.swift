@@ -67,7 +67,8 @@ public enum AdvertiserKind: Sendable, Equatable {
     /// An iBeacon: `uuid` 16 bytes, network order.
     case iBeacon(uuid: [UInt8], major: UInt16, minor: UInt16)
     /// A phone on a resolvable private address rotated every `rotation` seconds; `irk` `nil`
-    /// takes the site's key of that name, else one drawn from the seed.
+    /// takes the site's key of that name, else one drawn from the seed. The name also names
+    /// its random streams, so renaming a phone, not rekeying it, changes its draws.
     case phone(name: String, irk: IdentityResolvingKey?, rotation: Double)
     /// A device on a fixed public address.
     case mac(BluetoothAddress)
@@ -95,13 +96,21 @@ public struct DeviceSpec: Sendable {
 
     public init(kind: AdvertiserKind) { self.kind = kind }
 
-    /// The id readings carry (SPEC §1).
+    /// The id readings carry (SPEC §1): a phone's is `irk:<key hex>`. A phone whose key comes
+    /// from the site is `irk:<name>` only until `Simulation.prepare` puts the key in.
     public var id: String {
         switch kind {
         case let .iBeacon(uuid, major, minor): "iBeacon:\(Self.dashedUUID(uuid))-\(major)-\(minor)"
-        case let .phone(name, _, _): "irk:\(name)"
+        case let .phone(name, irk, _): "irk:\(irk?.hex ?? name)"
         case let .mac(address): "mac:\(address)"
         }
+    }
+
+    /// What its random streams are named after: its id, but a phone's name, so that a phone
+    /// draws the same whether its key is written in the scenario or taken from the site.
+    var streamLabel: String {
+        if case let .phone(name, _, _) = kind { return "irk:\(name)" }
+        return id
     }
 
     public var readingKind: ReadingKind {

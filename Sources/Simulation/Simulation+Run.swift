@@ -68,14 +68,14 @@ extension Simulation {
 
     private func makeDevices() -> [Advertiser] {
         scenario.devices.enumerated().map { d, spec in
-            var builder = TrackBuilder(world: world, device: spec, rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/motion"))
+            var builder = TrackBuilder(world: world, device: spec, rng: RandomStream(seed: scenario.seed, label: "device/\(spec.streamLabel)/motion"))
             // `prepare` made sure every device has a position, so the fallback (always away) never runs.
             let nowhere = Track.Spot(xy: Point2(0, 0), floor: 0)
             let track = builder.build(duration: scenario.duration)
                 ?? Track(legs: [Track.Leg(start: 0, end: scenario.duration, from: nowhere, to: nowhere, heading: Point2(1, 0), away: true)],
                          height: spec.height)
             return Advertiser(spec: spec, track: track, irk: keys[d], named: known[d], effects: scenario.effects,
-                              rng: RandomStream(seed: scenario.seed, label: "device/\(spec.id)/radio"))
+                              rng: RandomStream(seed: scenario.seed, label: "device/\(spec.streamLabel)/radio"))
         }
     }
 

@@ -41,27 +41,41 @@ public struct Simulation: Sendable {
     public static func prepare(site: Site, scenario: Scenario) -> (simulation: Simulation?, problems: [SiteProblem]) {
         let world = World(site: site)
         var problems = check(scenario, against: world)
+        var scenario = scenario
         var keys: [IdentityResolvingKey?] = []
         var known: [Bool] = []
-        for device in scenario.devices {
-            known.append(true)
-            guard case let .phone(name, irk, _) = device.kind else { keys.append(nil); continue }
-            if let irk { keys.append(irk); continue }
-            if let configured = site.irks.first(where: { $0.id == name }) {
-                guard let key = IdentityResolvingKey(configured.key) else {
-                    problems.append(SiteProblem(.error, line: device.line, key: device.key, message: "the site's IRK \(name) is not 16 bytes"))
-                    keys.append(nil)
-                    continue
-                }
-                keys.append(key)
-            } else {
-                var rng = RandomStream(seed: scenario.seed, label: "device/\(device.id)/irk")
-                keys.append(IdentityResolvingKey((0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }))
-                known[known.count - 1] = false
+        var phones: [[UInt8]: String] = [:]
+        for (d, device) in scenario.devices.enumerated() {
+            guard case let .phone(name, given, rotation) = device.kind else { keys.append(nil); known.append(true); continue }
+            let (key, isKnown, problem) = phoneKey(name: name, given: given, device: device, site: site, seed: scenario.seed)
+            if let problem { problems.append(SiteProblem(.error, line: device.line, key: device.key, message: problem)) }
+            if let key, let other = phones.updateValue(device.id, forKey: key.bytes) {
+                problems.append(SiteProblem(.error, line: device.line, key: device.key, message: "has the key of \(other): one key is one phone"))
             }
+            keys.append(key)
+            known.append(isKnown)
+            // From here on the phone's id is irk:<key hex>, as an edge holding the key names it.
+            scenario.devices[d].kind = .phone(name: name, irk: key, rotation: rotation)
         }
         guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
         return (Simulation(site: site, scenario: scenario, world: world, keys: keys, known: known), problems)
+    }
+
+    /// A phone's key: the scenario's (which must agree with a site key of the same name), else
+    /// the site's of that name, else one drawn from the seed for a stranger nobody can resolve.
+    private static func phoneKey(name: String, given: IdentityResolvingKey?, device: DeviceSpec, site: Site,
+                                 seed: UInt64) -> (key: IdentityResolvingKey?, known: Bool, problem: String?) {
+        let configured = site.irks.first { $0.id == name }
+        if let given {
+            guard configured == nil || configured?.key == given.bytes else { return (given, true, "the site's IRK \(name) is another key") }
+            return (given, true, nil)
+        }
+        if let configured {
+            guard let key = IdentityResolvingKey(configured.key) else { return (nil, true, "the site's IRK \(name) is not 16 bytes") }
+            return (key, true, nil)
+        }
+        var rng = RandomStream(seed: seed, label: "device/\(device.streamLabel)/irk")
+        return (IdentityResolvingKey((0..<16).map { _ in UInt8(truncatingIfNeeded: rng.next()) }), false, nil)
     }
 
     static func check(_ scenario: Scenario, against world: World) -> [SiteProblem] {

@@ -21,7 +21,8 @@ import YAML
               - { random_walk: east, for: 1m }
               - { still: 10s }
               - { away_s: 20 }
-          - { id: "irk:phone-jane", phone: { rotate: 5m }, path: [ { at: [1, 1] } ] }
+          - { phone: { name: phone-jane, rotate: 5m }, path: [ { at: [1, 1] } ] }
+          - { id: "irk:EC0234A357C8AD05341010A60A397D9B", path: [ { at: [1, 1] } ] }
           - { id: "mac:c2:3a:6b:01:02:03", path: [ { at: [1, 1] } ] }
         """)
     #expect(s.seed == 42 && s.duration == 90 && s.start == 1_764_500_000)
@@ -32,9 +33,12 @@ import YAML
     #expect(beacon.txPower == -62 && beacon.interval == 0.25 && beacon.jitter == 0.005)
     #expect(beacon.path.map(\.action) == [.waypoint(Point2(1, 2), floor: "main", dwell: 30), .randomWalk(room: "east", duration: 60),
                                           .still(10), .away(20)])
-    #expect(s.devices[1].id == "irk:phone-jane")
     #expect(s.devices[1].kind == .phone(name: "phone-jane", irk: nil, rotation: 300))
-    #expect(s.devices[2].kind == .mac(BluetoothAddress(rawValue: 0xC23A_6B01_0203)))
+    // SPEC §1: a phone's id spells its key, in lower case.
+    let key = try #require(IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b"))
+    #expect(s.devices[2].id == "irk:ec0234a357c8ad05341010a60a397d9b")
+    #expect(s.devices[2].kind == .phone(name: key.hex, irk: key, rotation: 900))
+    #expect(s.devices[3].kind == .mac(BluetoothAddress(rawValue: 0xC23A_6B01_0203)))
 }
 
 /// Every mistake is reported at once, each with the line and key where it was written.

@@ -38,8 +38,7 @@ devices:
       - { at: [5.4, 3.4] }
       - { away: 20s }
       - { at: [5.4, 3.4], dwell: 10s }
-  - id: "irk:phone-jane"
-    phone: { rotate: 30s }
+  - phone: { name: phone-jane, rotate: 30s }
     interval_ms: 200
     path:
       - { random_walk: east, for: 1m }
@@ -48,8 +47,7 @@ devices:
     interval: 1s
     body_loss: 0
     path: [ { at: [4, 1] } ]
-  - id: "irk:stranger"
-    phone: { rotate: 1m }
+  - phone: { name: stranger, rotate: 1m }
     interval_ms: 500
     path: [ { random_walk: west, for: 2m } ]
 """

@@ -59,7 +59,7 @@ public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
     out += "\n### Per device\n\n| scenario | device | default | nearest | nelder-mead |\n|---|---|---|---|---|\n"
     for run in runs {
         for (d, id) in run.devices.enumerated() {
-            out += "| \(run.name) | `\(id)` |"
+            out += "| \(run.name) | `\(id)`" + (run.siteName(of: id).map { " (\($0))" } ?? "") + " |"
             for s in run.deviceScores[d] {
                 out += " \(fixed(s.errors.median, 2)) / \(fixed(s.errors.p95, 2)) m, \(percent(s.roomErrorRate)) rooms, \(s.stillFlips) flips |"
             }

@@ -47,7 +47,7 @@ public struct ScenarioAccuracy: Sendable {
                 }
                 let picture = TrackPicture(title: "\(name): \(id) on \(floor.id)", floor: floor,
                                            nodes: site.nodes.filter { $0.floors.isEmpty || $0.floors.contains(floor.id) }, lines: lines)
-                out.append(("\(name)-\(Self.fileName(id))-\(floor.id)", picture.svg))
+                out.append(("\(name)-\(Self.fileName(siteName(of: id).map { "irk:" + $0 } ?? id))-\(floor.id)", picture.svg))
             }
         }
         return out
@@ -59,6 +59,16 @@ public struct ScenarioAccuracy: Sendable {
             if let p = a.position, let q = b.position { total += distance(p, q) }
         }
         return total
+    }
+
+    /// The site's name (`irks[].id`) of the key a phone's id `irk:<key hex>` spells, if the
+    /// site has that key: a readable label beside the hex in tables and file names.
+    public func siteName(of id: String) -> String? {
+        guard id.hasPrefix("irk:") else { return nil }
+        let digits = Array("0123456789abcdef".utf8)
+        return site.irks.first { irk in
+            "irk:" + String(decoding: irk.key.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] }, as: UTF8.self) == id
+        }?.id
     }
 
     /// A device id as a short file name: `ibeacon-MAJOR-MINOR`, a phone's key name, a MAC.
