@@ -61,6 +61,7 @@ public final class AggregatorService: @unchecked Sendable {
 
     /// Opens the database, recovers visits a crash left open, connects, subscribes and serves.
     public func start() throws {
+        for warning in StartupAudit.warnings(settings) { log("warning: \(warning)") }
         if let path = settings.database { try openStorage(path) }
         let client = try MQTTClient(settings.mqtt, queue: work) { [weak self] event in self?.handle(event) }
         self.client = client

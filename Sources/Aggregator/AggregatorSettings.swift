@@ -14,6 +14,9 @@ public struct AggregatorSettings: Sendable {
     public var http: String?
     /// Bearer token every HTTP request must carry, when set.
     public var httpToken: String?
+    /// Where the site and the token were read from, for the start's permission checks.
+    public var sitePath: String?
+    public var httpTokenFile: String?
     public var locator: LocatorKind = .default
     public var dialects: [Dialect] = []
     public var clockMode: Ingest.ClockMode = .node

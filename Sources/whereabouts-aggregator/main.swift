@@ -81,10 +81,12 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     settings.dialects = dialects
     settings.clockMode = clock
     settings.homeAssistant = !args.flag("no-discovery")
+    settings.sitePath = sitePath
     if let tokenFile = options["http-token-file"] {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               !token.isEmpty else { log("cannot read a token from \(tokenFile)"); return ExitCode.failure }
         settings.httpToken = token
+        settings.httpTokenFile = tokenFile
     }
 
     let service = AggregatorService(settings: settings, log: { log($0) })

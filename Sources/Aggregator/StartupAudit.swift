@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What an operator should hear about when the aggregator starts: files holding secrets or
+/// the site that other users of the machine can read, and HTTP served beyond this host
+/// without a token. Warnings only: the service runs either way, as the operator chose.
+public enum StartupAudit {
+    /// One line per problem, for the log.
+    public static func warnings(_ settings: AggregatorSettings) -> [String] {
+        var out: [String] = []
+        var files: [(what: String, path: String)] = []
+        if let site = settings.sitePath { files.append(("site file", site)) }
+        if let file = settings.site.mqtt.passwordFile { files.append(("MQTT password file", file)) }
+        if let key = settings.site.mqtt.tls?.key { files.append(("TLS key", key)) }
+        if let token = settings.httpTokenFile { files.append(("HTTP token file", token)) }
+        for (what, path) in files {
+            guard let mode = permissions(path), mode & 0o077 != 0 else { continue }
+            out.append("\(what) \(path) is readable by other users (mode \(String(mode, radix: 8))); chmod 600 it")
+        }
+        if let address = settings.http, settings.httpToken == nil, !isLoopback(address) {
+            out.append("HTTP on \(address) serves /metrics and /api to anyone who can reach it, without a token; "
+                       + "set --http-token-file or bind 127.0.0.1")
+        }
+        return out
+    }
+
+    /// The permission bits of a file; nil when it cannot be read (the start fails on that).
+    static func permissions(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return UInt32(info.st_mode) & 0o777
+    }
+
+    /// Whether `ADDR:PORT` listens on the loopback interface only.
+    static func isLoopback(_ address: String) -> Bool {
+        let host = address.lastIndex(of: ":").map { String(address[..<$0]) } ?? address
+        return host == "localhost" || host.hasPrefix("127.") || host == "[::1]" || host == "::1"
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import Wire
+@testable import Aggregator
+
+// The start-up audit of issue 9: secrets others can read, HTTP exposed without a token.
+
+private func settings(site: Site, http: String?, token: String? = nil) -> AggregatorSettings {
+    var s = AggregatorSettings(site: site, mqtt: AggregatorSettings.mqttOptions(site: site, broker: nil, clientID: "test"),
+                               database: nil, http: http)
+    s.httpToken = token
+    return s
+}
+
+private func file(_ name: String, mode: Int) throws -> String {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(getpid())-\(name)")
+    try "secret\n".write(to: url, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+    return url.path
+}
+
+@Test func secretsOthersCanReadAreNamedAndPrivateOnesAreNot() throws {
+    var site = Site()
+    site.mqtt.passwordFile = try file("password", mode: 0o640)
+    site.mqtt.tls = TLSSettings(ca: nil, cert: nil, key: try file("key", mode: 0o600))
+    var s = settings(site: site, http: "127.0.0.1:9464")
+    s.sitePath = try file("site", mode: 0o644)
+    let warnings = StartupAudit.warnings(s)
+    #expect(warnings.count == 2, "\(warnings)")
+    #expect(warnings.contains { $0.hasPrefix("MQTT password file \(site.mqtt.passwordFile!)") && $0.contains("mode 640") })
+    #expect(warnings.contains { $0.hasPrefix("site file \(s.sitePath!)") && $0.contains("mode 644") })
+    #expect(!warnings.contains { $0.contains("TLS key") })
+}
+
+@Test(arguments: [("0.0.0.0:9464", nil, true), ("192.168.1.2:9464", "t0ken", false), ("127.0.0.1:9464", nil, false),
+                  ("localhost:80", nil, false)] as [(String, String?, Bool)])
+func httpBeyondThisHostWithoutATokenWarns(address: String, token: String?, warns: Bool) {
+    let warnings = StartupAudit.warnings(settings(site: Site(), http: address, token: token))
+    #expect(warnings.contains { $0.hasPrefix("HTTP on \(address)") } == warns, "\(warnings)")
+}
