@@ -88,6 +88,10 @@ final class AggregatorCore {
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
             case "readings": readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
+            // A node the site does not name gets no status and no metric label: anyone on the
+            // broker could otherwise add `whereabouts_node_up` series without end.
+            case "status" where engine.index(ofNode: node) == nil, "telemetry" where engine.index(ofNode: node) == nil:
+                reject(RejectReason.unknownNode)
             case "status": status(node: node, payload: payload, arrival: arrival, into: &effects)
             case "telemetry": telemetry(node: node, payload: payload, arrival: arrival, into: &effects)
             default: reject(.malformed)
