@@ -45,7 +45,7 @@ final class Collector: Sendable {
 
     /// Waits until the subscriptions are in place: the broker handles a client's packets in
     /// order, so hearing our own probe (subscribed last) means every filter before it is live.
-    func ready(timeout: Double = 10) async throws {
+    func ready(timeout: Double = 30) async throws {
         let start = messages(on: probeTopic).count
         let heard = await poll(timeout: timeout) {
             if self.client.connection == .connected { _ = try? self.client.publish(self.probeTopic, [1]) }
