@@ -94,7 +94,8 @@ public struct DeviceConfig: Sendable, Equatable {
     public init(id: String, name: String? = nil, txRef: Double? = nil) { self.id = id; self.name = name; self.txRef = txRef }
 }
 
-/// An identity resolving key: resolvable private addresses made with it map to `irk:<id>`.
+/// An identity resolving key: resolvable private addresses made with it map to `irk:<key hex>`
+/// (SPEC §1); `id` is a name for people and logs.
 public struct IRKConfig: Sendable, Equatable {
     public var id: String
     /// 16 bytes.
