@@ -78,7 +78,7 @@ run() {
     mkdir -p "$dir/corpus/$target"
     # shellcheck disable=SC2046 # the dictionary flag is absent for the BLE targets
     # Swift's own crash handler would race ASan's report; ASan's stack is the one wanted.
-    SWIFT_BACKTRACE=enable=no "$dir/bin/fuzz-$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+    SWIFT_BACKTRACE=enable=no "$dir/bin/fuzz-$target" -max_total_time="$seconds" -print_final_stats=1 -timeout=30 -rss_limit_mb=2048 \
         -max_len="$(max_len "$target")" $(dictionary "$target") -artifact_prefix="$dir/crashes/$target-" \
         "$dir/corpus/$target" "$dir/seeds/$target" > "$log" 2>&1
 }
