@@ -32,6 +32,8 @@ struct Publisher {
 
     /// `devices/<id>/state`, and `devices/<id>/room` when the room changed.
     mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) {
+        // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
+        if u.room == nil && devices[u.id] == nil { return }
         let room = u.room ?? "away"
         var device = devices[u.id] ?? DeviceTopics(room: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id))
         if device.room != room {
