@@ -41,8 +41,8 @@ enum SiteKeys {
 
 /// The decoding state: the site built so far, where things were, and the problems found.
 struct SiteDecoder {
-    typealias Fields = SiteReader.Fields
-    var reader = SiteReader()
+    typealias Fields = ConfigReader.Fields
+    var reader = ConfigReader()
     var site = Site()
     var locations = SiteLocations()
     /// Door and zone references, checked once every floor and room is known.

@@ -1,19 +1,22 @@
 /// Typed reads from a `ConfigNode` that record a problem, with line and key path, instead of
-/// stopping: the site decoder reads everything it can and reports everything it cannot.
-struct SiteReader {
-    var problems: [SiteProblem] = []
+/// stopping: a decoder reads everything it can and reports everything it cannot, all at once.
+/// Site files and the simulator's scenario files are read with it.
+public struct ConfigReader {
+    public var problems: [SiteProblem] = []
 
-    mutating func error(_ key: String, _ line: Int, _ message: String) {
+    public init() {}
+
+    public mutating func error(_ key: String, _ line: Int, _ message: String) {
         problems.append(SiteProblem(.error, line: line, key: key, message: message))
     }
 
-    mutating func warning(_ key: String, _ line: Int, _ message: String) {
+    public mutating func warning(_ key: String, _ line: Int, _ message: String) {
         problems.append(SiteProblem(.warning, line: line, key: key, message: message))
     }
 
     /// A mapping's keys, checked: unknown keys warn (a typo should not pass silently),
     /// keys in `ignored` are accepted without a word, repeated keys are errors.
-    mutating func fields(_ node: ConfigNode, _ key: String, known: Set<String>, ignored: Set<String> = []) -> Fields? {
+    public mutating func fields(_ node: ConfigNode, _ key: String, known: Set<String>, ignored: Set<String> = []) -> Fields? {
         guard let entries = node.entries else {
             error(key, node.line, "expects a mapping of keys, got \(node.kindName)")
             return nil
@@ -31,24 +34,25 @@ struct SiteReader {
     }
 
     /// The keys of one mapping and where it is, for reading its values.
-    struct Fields {
-        let node: ConfigNode
-        let key: String
+    public struct Fields {
+        public let node: ConfigNode
+        public let key: String
+        public var line: Int { node.line }
 
         /// The value of `name`; nil when absent or null.
-        subscript(name: String) -> ConfigNode? {
+        public subscript(name: String) -> ConfigNode? {
             guard let value = node[name], !value.isNull else { return nil }
             return value
         }
 
-        func path(_ name: String) -> String { Fields.join(key, name) }
+        public func path(_ name: String) -> String { Fields.join(key, name) }
 
-        static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "." + name }
+        public static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "." + name }
     }
 
     // MARK: scalars
 
-    mutating func string(_ node: ConfigNode?, _ key: String) -> String? {
+    public mutating func string(_ node: ConfigNode?, _ key: String) -> String? {
         guard let node, !node.isNull else { return nil }
         guard let text = node.text else {
             error(key, node.line, "expects a text value, got \(node.kindName)")
@@ -57,7 +61,7 @@ struct SiteReader {
         return text
     }
 
-    mutating func required(_ fields: Fields, _ name: String) -> ConfigNode? {
+    public mutating func required(_ fields: Fields, _ name: String) -> ConfigNode? {
         guard let value = fields[name] else {
             error(fields.path(name), fields.node.line, "missing")
             return nil
@@ -66,7 +70,7 @@ struct SiteReader {
     }
 
     /// A finite number; `within` rejects values outside what makes physical sense.
-    mutating func number(_ node: ConfigNode?, _ key: String, within range: ClosedRange<Double>? = nil) -> Double? {
+    public mutating func number(_ node: ConfigNode?, _ key: String, within range: ClosedRange<Double>? = nil) -> Double? {
         guard let node, !node.isNull else { return nil }
         guard let text = node.text, let value = Double(text), value.isFinite else {
             error(key, node.line, "expects a number, got \(Self.shown(node))")
@@ -79,7 +83,7 @@ struct SiteReader {
         return value
     }
 
-    mutating func integer(_ node: ConfigNode?, _ key: String, within range: ClosedRange<Int>) -> Int? {
+    public mutating func integer(_ node: ConfigNode?, _ key: String, within range: ClosedRange<Int>) -> Int? {
         guard let node, !node.isNull else { return nil }
         guard let text = node.text, let value = Int(text), range.contains(value) else {
             error(key, node.line, "expects a whole number in \(range.lowerBound)...\(range.upperBound), got \(Self.shown(node))")
@@ -88,7 +92,7 @@ struct SiteReader {
         return value
     }
 
-    mutating func bool(_ node: ConfigNode?, _ key: String) -> Bool? {
+    public mutating func bool(_ node: ConfigNode?, _ key: String) -> Bool? {
         guard let node, !node.isNull else { return nil }
         switch node.text?.lowercased() {
         case "true", "yes", "on": return true
@@ -100,7 +104,7 @@ struct SiteReader {
     }
 
     /// Seconds from `500ms`, `3s`, `2m`, `1h`, `30d` or a bare number of seconds.
-    mutating func duration(_ node: ConfigNode?, _ key: String) -> Double? {
+    public mutating func duration(_ node: ConfigNode?, _ key: String) -> Double? {
         guard let node, !node.isNull else { return nil }
         guard let text = node.text, let seconds = Self.seconds(text), seconds > 0 else {
             error(key, node.line, "expects a positive duration such as 500ms, 3s, 2m, 1h, 30d, got \(Self.shown(node))")
@@ -109,7 +113,7 @@ struct SiteReader {
         return seconds
     }
 
-    static func seconds(_ text: String) -> Double? {
+    public static func seconds(_ text: String) -> Double? {
         let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         for unit in units where text.hasSuffix(unit.suffix) {
             guard let value = Double(text.dropLast(unit.suffix.count)), value.isFinite else { return nil }
@@ -122,7 +126,7 @@ struct SiteReader {
     // MARK: lists and points
 
     /// A list's items; a single value stands for a list of one when `single` allows it.
-    mutating func list(_ node: ConfigNode?, _ key: String, single: Bool = false) -> [ConfigNode]? {
+    public mutating func list(_ node: ConfigNode?, _ key: String, single: Bool = false) -> [ConfigNode]? {
         guard let node, !node.isNull else { return nil }
         if let items = node.items { return items }
         if single, node.text != nil { return [node] }
@@ -130,7 +134,7 @@ struct SiteReader {
         return nil
     }
 
-    mutating func strings(_ node: ConfigNode?, _ key: String) -> [String]? {
+    public mutating func strings(_ node: ConfigNode?, _ key: String) -> [String]? {
         guard let items = list(node, key, single: true) else { return nil }
         var out: [String] = []
         for (i, item) in items.enumerated() {
@@ -140,7 +144,7 @@ struct SiteReader {
     }
 
     /// Exactly `count` numbers in a flow list, as `[x, y]` or `[x, y, z]`.
-    mutating func numbers(_ node: ConfigNode?, _ key: String, count: Int) -> [Double]? {
+    public mutating func numbers(_ node: ConfigNode?, _ key: String, count: Int) -> [Double]? {
         guard let node, !node.isNull else { return nil }
         let shape = count == 2 ? "[x, y]" : "[x, y, z]"
         guard let items = node.items, items.count == count else {
@@ -154,16 +158,16 @@ struct SiteReader {
         return out.count == count ? out : nil
     }
 
-    mutating func point2(_ node: ConfigNode?, _ key: String) -> Point2? {
+    public mutating func point2(_ node: ConfigNode?, _ key: String) -> Point2? {
         numbers(node, key, count: 2).map { Point2($0[0], $0[1]) }
     }
 
-    mutating func point3(_ node: ConfigNode?, _ key: String) -> Point3? {
+    public mutating func point3(_ node: ConfigNode?, _ key: String) -> Point3? {
         numbers(node, key, count: 3).map { Point3($0[0], $0[1], $0[2]) }
     }
 
     /// A list of points with at least `minimum` of them.
-    mutating func points(_ node: ConfigNode, _ key: String, minimum: Int) -> [Point2]? {
+    public mutating func points(_ node: ConfigNode, _ key: String, minimum: Int) -> [Point2]? {
         guard let items = list(node, key) else { return nil }
         var out: [Point2] = []
         for (i, item) in items.enumerated() {
@@ -177,12 +181,12 @@ struct SiteReader {
         return out
     }
 
-    static func shown(_ node: ConfigNode) -> String {
+    public static func shown(_ node: ConfigNode) -> String {
         guard let text = node.text else { return node.kindName }
         return node.isNull ? "nothing" : "'\(text.count > 40 ? String(text.prefix(40)) + "…" : text)'"
     }
 
-    static func shown(_ value: Double) -> String {
+    public static func shown(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
