@@ -81,7 +81,7 @@ struct SuiteScale {
         nodes: 100, devices: 10_000,
         ladder: [25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000, 650_000, 800_000],
         stepSeconds: 4, ladderBudget: 150, latencySeconds: 8,
-        simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 120,
+        simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 150,
         scalingDevices: [1_000, 10_000, 50_000],
         edgeRate: 1_000, edgeSeconds: 10, childSeconds: 3, storagePoints: 400_000)
 

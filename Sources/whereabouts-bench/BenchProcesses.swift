@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -7,23 +8,61 @@ final class ChildProcess: @unchecked Sendable {
     let name: String
     let process = Process()
 
-    init(_ executable: String, _ arguments: [String], name: String? = nil, stdout: Any? = nil, stderr: Any? = nil) throws {
+    init(_ executable: String, _ arguments: [String], name: String? = nil, stdout: Any? = nil, stderr: Any? = nil,
+         environment: [String: String] = [:]) throws {
         self.name = name ?? (executable as NSString).lastPathComponent
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = stdout ?? FileHandle.nullDevice
         process.standardError = stderr ?? FileHandle.nullDevice
         try process.run()
+        ChildProcess.running.withLock { $0.insert(process.processIdentifier) }
+        ChildProcess.stopOnSignals
     }
 
     deinit { stop(grace: 0) }
 
+    /// Children still running, killed if the bench itself is interrupted.
+    private static let running = Mutex<Set<Int32>>([])
+
+    /// SIGINT and SIGTERM kill every child first, so an interrupted bench leaves no broker
+    /// or aggregator behind.
+    private static let stopOnSignals: Void = {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                for pid in ChildProcess.running.withLock({ $0 }) { kill(pid, SIGKILL) }
+                exit(130)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }()
+    /// Written once, inside `stopOnSignals`' one-time initialisation.
+    nonisolated(unsafe) private static var signalSources: [DispatchSourceSignal] = []
+
     var pid: Int32 { process.processIdentifier }
+    /// The process measured: this one, or the child of a wrapper (see `measureChild`).
+    private(set) var measured: Int32 = 0
+
+    /// Measures the wrapper's first child from now on (waits up to 5 s for it to exist).
+    func measureChild() {
+        let deadline = wallSeconds() + 5
+        while wallSeconds() < deadline {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            if let child = text.split(separator: " ").first.flatMap({ Int32($0) }) { measured = child; return }
+            usleep(20_000)
+        }
+    }
     var isRunning: Bool { process.isRunning }
 
     /// User plus system CPU seconds so far, from /proc/<pid>/stat (fields 14 and 15).
     var cpuSeconds: Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        guard let stat = try? String(contentsOfFile: "/proc/\(measured == 0 ? pid : measured)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
@@ -32,7 +71,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Resident set size in bytes, from /proc/<pid>/statm.
     var residentBytes: Double? {
-        guard let statm = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
+        guard let statm = try? String(contentsOfFile: "/proc/\(measured == 0 ? pid : measured)/statm", encoding: .utf8) else { return nil }
         let fields = statm.split(separator: " ")
         guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
@@ -46,6 +85,7 @@ final class ChildProcess: @unchecked Sendable {
         while process.isRunning && wallSeconds() < deadline { usleep(20_000) }
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
+        ChildProcess.running.withLock { _ = $0.remove(pid) }
     }
 
     func waitForExit(timeout: Double) -> Bool {

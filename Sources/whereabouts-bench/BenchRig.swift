@@ -18,8 +18,13 @@ final class BenchRig {
     let generator: LoadGenerator
     private let client: MQTTClient
 
+    /// The event clock every batch is stamped with: the wall clock, or (`speed` > 1) a
+    /// simulated one, with the aggregator run under libfaketime at the same speed so that
+    /// its arrival times and the batches' agree (its monotonic clock, timers, stays real).
+    let clock: EventClock
+
     /// - Parameter wrapper: a command to run the aggregator under (valgrind), or empty.
-    init(bin: String, nodes: Int, devices: Int, subscriber withSubscriber: Bool, wrapper: [String] = []) throws {
+    init(bin: String, nodes: Int, devices: Int, subscriber withSubscriber: Bool, wrapper: [String] = [], speed: Double = 1) throws {
         directory = NSTemporaryDirectory() + "whereabouts-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         site = BenchSite(nodes: nodes)
@@ -31,9 +36,19 @@ final class BenchRig {
         let arguments = ["--site", sitePath, "--broker", broker.url, "--db", directory + "/tracks.db",
                          "--http", "127.0.0.1:\(httpPort)", "--no-discovery", "--client-id", "bench-aggregator"]
         let executable = bin + "/whereabouts-aggregator"
-        aggregator = wrapper.isEmpty
-            ? try ChildProcess(executable, arguments, name: "aggregator", stderr: log)
-            : try ChildProcess(wrapper[0], Array(wrapper.dropFirst()) + [executable] + arguments, name: "aggregator", stderr: log)
+        // libfaketime is preloaded into a child of `timeout` (which passes on SIGTERM): exec'd
+        // straight under the preload, the aggregator lost its arguments here.
+        let preload = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+        if speed != 1, !FileManager.default.fileExists(atPath: preload) {
+            throw BenchError("libfaketime is not installed (apt-get install faketime)")
+        }
+        let command = (speed == 1 ? wrapper : ["/usr/bin/timeout", "1d"]) + [executable] + arguments
+        let start = wallSeconds()
+        clock = speed == 1 ? .wall : EventClock(wallOrigin: start, eventOrigin: start, speed: speed)
+        aggregator = try ChildProcess(command[0], Array(command.dropFirst()), name: "aggregator", stderr: log,
+                                      environment: speed == 1 ? [:] : ["LD_PRELOAD": preload, "FAKETIME": "+0 x\(speed)",
+                                                                       "FAKETIME_DONT_FAKE_MONOTONIC": "1"])
+        if speed != 1 { aggregator.measureChild() }
         subscriber = withSubscriber ? try SubscriberCount(port: broker.port, topic: Topics().allNodeReadings) : nil
         states = try SubscriberCount(port: broker.port, topic: Topics().prefix + "/devices/+/state")
         client = try Self.connect(broker: broker)
@@ -64,13 +79,14 @@ final class BenchRig {
 
     /// Offers `rate` readings/s for `seconds` on a thread of its own, calling `sample` every
     /// `every` seconds meanwhile; returns what was offered.
-    func offer(rate: Double, seconds: Double, clock: EventClock = .wall, every: Double = 0.5,
+    func offer(rate: Double, seconds: Double, batchInterval: Double? = nil, every: Double = 0.5,
                sample: (Double) -> Void = { _ in }) -> LoadRun {
         let done = DispatchSemaphore(value: 0)
         let generator = self.generator
+        let clock = self.clock
         let result = RunBox()
         let thread = Thread {
-            result.run = generator.run(rate: rate, seconds: seconds, clock: clock)
+            result.run = generator.run(rate: rate, seconds: seconds, clock: clock, batchInterval: batchInterval)
             done.signal()
         }
         thread.name = "bench-load"
@@ -120,19 +136,20 @@ final class BenchRig {
         let deadline = wallSeconds() + timeout
         while metrics() == nil {
             guard aggregator.isRunning, wallSeconds() < deadline else {
-                throw BenchError("aggregator did not start; see \(directory)/aggregator.log")
+                let log = (try? String(contentsOfFile: directory + "/aggregator.log", encoding: .utf8)) ?? ""
+                throw BenchError("aggregator did not start: \(log.suffix(600))")
             }
             usleep(100_000)
         }
         while (metrics()?.readings ?? 0) == 0 {
             guard aggregator.isRunning, wallSeconds() < deadline else { throw BenchError("aggregator never accepted a reading") }
-            _ = generator.run(rate: Double(LoadGenerator.batchMax * site.nodeCount) * 5, seconds: 0.2)
+            _ = generator.run(rate: Double(LoadGenerator.batchMax * site.nodeCount) * 5, seconds: 0.2, clock: clock)
             usleep(200_000)
         }
         if let subscriber {
             while subscriber.lines.load(ordering: .relaxed) == 0 {
                 guard wallSeconds() < deadline else { throw BenchError("mosquitto_sub never received a batch") }
-                _ = generator.run(rate: Double(LoadGenerator.batchMax * site.nodeCount) * 5, seconds: 0.2)
+                _ = generator.run(rate: Double(LoadGenerator.batchMax * site.nodeCount) * 5, seconds: 0.2, clock: clock)
                 usleep(100_000)
             }
         }

@@ -38,10 +38,11 @@ struct LoadStep {
 /// so `mosquitto_sub`'s lines × 200 are its readings.
 struct EndToEndResult {
     var steps: [LoadStep] = []
-    /// Highest offered rate the aggregator kept up with.
-    var aggregatorLimit: Double { steps.filter(\.aggregatorKeepsUp).map(\.offered).max() ?? 0 }
-    /// Highest offered rate `mosquitto_sub` kept up with.
-    var subscriberLimit: Double { steps.filter { $0.subscriberKeepsUp == true }.map(\.offered).max() ?? 0 }
+    /// Highest offered rate the aggregator kept up with before it first fell behind (after
+    /// that, the backlog it carries makes later steps no fair test).
+    var aggregatorLimit: Double { steps.prefix { $0.aggregatorKeepsUp }.map(\.offered).max() ?? 0 }
+    /// Highest offered rate `mosquitto_sub` kept up with before it first fell behind.
+    var subscriberLimit: Double { steps.prefix { $0.subscriberKeepsUp == true }.map(\.offered).max() ?? 0 }
     /// True when `mosquitto_sub` kept up with every step (its limit is above what was offered).
     var subscriberNeverFell: Bool { steps.allSatisfy { $0.subscriberKeepsUp != false } }
     /// Whether the generator reached the highest rates asked for.

@@ -29,11 +29,9 @@ struct LoadRun {
 /// four nodes around the device, published as SPEC §2 batches of 200 readings per node (QoS 0)
 /// through a real broker.
 ///
-/// Only full batches are published, so readings offered = 200 × batches, the unit a
-/// `mosquitto_sub` line count can be compared with. Readings carry their event time; each
-/// batch's `t` is the wall time it is sent (as an edge stamps it), so the aggregator's
-/// clock correction leaves simulated reading times alone. One thread drives `run`; the
-/// counters may be read from any thread.
+/// Readings carry the event time they are made at, and each batch the event time it is sent
+/// at (as an edge stamps them, on the `EventClock`). One thread drives `run`; the counters
+/// may be read from any thread.
 final class LoadGenerator: @unchecked Sendable {
     static let batchMax = 200
 
@@ -44,6 +42,8 @@ final class LoadGenerator: @unchecked Sendable {
     private let nodeNames: [String]
     private var devices: [WalkingDevice]
     private var pending: [[Reading]]
+    /// Event time of the oldest reading waiting in each node's batch.
+    private var pendingSince: [Double]
     private var seq: [UInt64]
     private var writer = JSONWriter(capacity: 48 * 1024)
     private var around: [Int] = []
@@ -60,6 +60,7 @@ final class LoadGenerator: @unchecked Sendable {
         nodeNames = (0..<site.nodeCount).map(site.nodeName)
         topicNames = nodeNames.map(topics.nodeReadings)
         pending = Array(repeating: [], count: site.nodeCount)
+        pendingSince = Array(repeating: .infinity, count: site.nodeCount)
         for i in pending.indices { pending[i].reserveCapacity(Self.batchMax) }
         seq = Array(repeating: 0, count: site.nodeCount)
         var random = SplitMix(seed: 42)
@@ -67,9 +68,11 @@ final class LoadGenerator: @unchecked Sendable {
     }
 
     /// Offers `rate` readings/s for `seconds` of wall time, paced in 1 ms steps, stamping
-    /// readings with `clock`. Blocks the calling thread. Partial batches left at the end
+    /// readings with `clock`. Blocks the calling thread. Batches go out full, or also every
+    /// `batchInterval` seconds of event time as an edge sends them (nil: full only, so a
+    /// subscriber's message count × 200 is its readings). Partial batches left at the end
     /// are dropped, never offered.
-    func run(rate: Double, seconds: Double, clock: EventClock = .wall) -> LoadRun {
+    func run(rate: Double, seconds: Double, clock: EventClock = .wall, batchInterval: Double? = nil) -> LoadRun {
         var result = LoadRun(seconds: seconds, readings: 0, batches: 0, refused: 0)
         let start = wallSeconds()
         var generated = 0
@@ -79,10 +82,13 @@ final class LoadGenerator: @unchecked Sendable {
             guard elapsed < seconds else { break }
             let due = Int(rate * elapsed)
             let t = clock.eventTime(wall: now)
-            while generated < due { generated += advert(at: t, wall: now, into: &result) }
+            while generated < due { generated += advert(at: t, into: &result) }
+            if let batchInterval {
+                for n in pending.indices where t - pendingSince[n] >= batchInterval { publish(node: n, at: t, into: &result) }
+            }
             usleep(1_000)
         }
-        for i in pending.indices { pending[i].removeAll(keepingCapacity: true) }
+        for i in pending.indices { pending[i].removeAll(keepingCapacity: true); pendingSince[i] = .infinity }
         result.seconds = wallSeconds() - start
         return result
     }
@@ -93,16 +99,15 @@ final class LoadGenerator: @unchecked Sendable {
         var result = LoadRun(seconds: 0, readings: 0, batches: 0, refused: 0)
         let start = wallSeconds()
         while result.readings + result.refused * Self.batchMax < readings {
-            let now = wallSeconds()
-            _ = advert(at: now, wall: now, into: &result)
+            _ = advert(at: wallSeconds(), into: &result)
         }
-        for i in pending.indices { pending[i].removeAll(keepingCapacity: true) }
+        for i in pending.indices { pending[i].removeAll(keepingCapacity: true); pendingSince[i] = .infinity }
         result.seconds = wallSeconds() - start
         return result
     }
 
     /// The next device in turn adverts once at event time `t`; returns the readings made.
-    private func advert(at t: Double, wall: Double, into result: inout LoadRun) -> Int {
+    private func advert(at t: Double, into result: inout LoadRun) -> Int {
         let d = nextDevice
         nextDevice = nextDevice + 1 == devices.count ? 0 : nextDevice + 1
         devices[d].walk(to: t, site: site)
@@ -113,17 +118,20 @@ final class LoadGenerator: @unchecked Sendable {
             let dx = x - p.x, dy = y - p.y, dz = site.nodeHeight - 1.2
             let distance = max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.3)
             let rssi = -59 - 27 * log10(distance) + random.uniform(-4, 4)
+            if pending[n].isEmpty { pendingSince[n] = t }
             pending[n].append(Reading(id: devices[d].id, mac: devices[d].mac, rssi: Int(min(max(rssi, -105), -30)),
                                       tx: -59, t: t, kind: .ibeacon))
-            if pending[n].count == Self.batchMax { publish(node: n, wall: wall, into: &result) }
+            if pending[n].count == Self.batchMax { publish(node: n, at: t, into: &result) }
         }
         return around.count
     }
 
-    private func publish(node n: Int, wall: Double, into result: inout LoadRun) {
+    private func publish(node n: Int, at t: Double, into result: inout LoadRun) {
+        let count = pending[n].count
+        pendingSince[n] = .infinity
         seq[n] += 1
         // The batch borrows the node's buffer and gives it back, so nothing is copied.
-        var batch = Batch(node: nodeNames[n], seq: seq[n], t: wall, readings: [])
+        var batch = Batch(node: nodeNames[n], seq: seq[n], t: t, readings: [])
         swap(&batch.readings, &pending[n])
         writer.reset()
         batch.encode(into: &writer)
@@ -131,9 +139,9 @@ final class LoadGenerator: @unchecked Sendable {
         pending[n].removeAll(keepingCapacity: true)
         do {
             try client.publish(topicNames[n], writer.bytes, qos: .atMostOnce)
-            result.readings += Self.batchMax
+            result.readings += count
             result.batches += 1
-            published.add(Self.batchMax, ordering: .relaxed)
+            published.add(count, ordering: .relaxed)
         } catch {
             result.refused += 1
         }

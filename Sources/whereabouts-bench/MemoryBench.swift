@@ -33,22 +33,24 @@ struct MemoryFigures {
 }
 
 /// SPEC §4 memory: `devices` tags on `nodes` nodes, each advertising every `advertPeriod`
-/// simulated seconds, for `simulatedSeconds` of event time compressed into wall time (the
-/// engine runs on reading timestamps). `rate` readings/s fixes the compression.
+/// simulated seconds, for `simulatedSeconds` of event time compressed into wall time: the
+/// batches carry simulated time and the aggregator runs under libfaketime at the same speed
+/// (its clock correction would otherwise pull the readings back to arrival time). `rate`
+/// readings/s fixes the compression.
 func measureMemory(_ plan: BenchPlan, rate: Double, devices: Int? = nil) throws -> MemoryFigures {
     let scale = plan.scale
     let devices = devices ?? scale.devices
-    let rig = try BenchRig(bin: plan.bin, nodes: scale.nodes, devices: devices, subscriber: false)
-    defer { rig.stop() }
     // Four readings per advert; the generator visits devices round robin.
     let perSimulatedSecond = Double(devices * 4) / scale.advertPeriod
     let wall = min(scale.simulatedSeconds * perSimulatedSecond / rate, scale.memoryWallLimit)
     let speed = rate / perSimulatedSecond
-    let start = wallSeconds()
-    let clock = EventClock(wallOrigin: start, eventOrigin: start, speed: speed)
+    let rig = try BenchRig(bin: plan.bin, nodes: scale.nodes, devices: devices, subscriber: false, speed: speed)
+    defer { rig.stop() }
     var samples: [(Double, Double)] = []
     let before = rig.metrics()
-    let run = rig.offer(rate: rate, seconds: wall, clock: clock, every: 1) { elapsed in
+    // Batches every 250 ms of simulated time, as edges send them: full batches spanning
+    // seconds of compressed time would make the engine solve each device once per batch.
+    let run = rig.offer(rate: rate, seconds: wall, batchInterval: 0.25, every: 1) { elapsed in
         if let rss = rig.aggregator.residentBytes { samples.append((elapsed * speed, rss)) }
     }
     let after = rig.drain(to: (before?.readings ?? 0) + (before?.rejected ?? 0) + Double(run.readings))
@@ -60,7 +62,9 @@ func measureMemory(_ plan: BenchPlan, rate: Double, devices: Int? = nil) throws 
 
 func runMemoryBench(_ plan: BenchPlan) {
     do {
-        let m = try measureMemory(plan, rate: plan.smoke ? 2_000 : 80_000)
+        let scale = plan.scale
+        let m = try measureMemory(plan, rate: plan.smoke ? 2_000
+                                  : scale.simulatedSeconds * Double(scale.devices * 4) / scale.advertPeriod / scale.memoryWallLimit)
         print(memoryLine(m))
     } catch {
         print("memory: failed: \(error)")
