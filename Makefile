@@ -43,7 +43,11 @@ FUZZ_SECONDS ?= 600
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tools/fuzz/run.sh $(FUZZ_TARGETS)
 
+# SPEC §4 speed and memory bars in one go (~8 min): prints a table and rewrites the generated
+# part of docs/benchmarks.md. The memory run ages the site under libfaketime.
 bench: release
+	@dpkg-query -W -f='$${Status}' faketime 2>/dev/null | grep -q "ok installed" || \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq faketime
 	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
 
 # Every locator on the simulated example sites and the real philotuxo walks (issues 4 and 6).
