@@ -22,6 +22,7 @@ final class AggregatorMetrics: Sendable {
     let devicesTracked: Gauge
     let confidence: Histogram
     let fixes: Histogram
+    let residual: Histogram
     /// Seconds from a message's arrival to the last message it caused being handed to MQTT.
     let processing: Histogram
     let mqttReconnects: Counter
@@ -47,6 +48,8 @@ final class AggregatorMetrics: Sendable {
                                         buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]).labels()
         fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per published position.",
                                    buckets: [1, 2, 3, 4, 6, 8, 12]).labels()
+        residual = registry.histogram("whereabouts_position_residual", "Mean robust fit cost per node of published positions (lower fits better).",
+                                      buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32]).labels()
         processing = registry.histogram("whereabouts_processing_seconds", "Message arrival to publish, per message.",
                                         buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()
         mqttReconnects = registry.counter("whereabouts_mqtt_reconnects_total", "Connections to the broker after the first.").labels()
@@ -66,6 +69,7 @@ final class AggregatorMetrics: Sendable {
         guard u.room != nil else { return }
         confidence.observe(u.confidence)
         fixes.observe(Double(u.fixes))
+        residual.observe(u.residual)
     }
 
     func observe(node: String, telemetry t: NodeTelemetry) {

@@ -20,6 +20,8 @@ struct DeviceState: Sendable {
     /// Learned correction to the reference power, dB.
     var txOffset = 0.0
     var confidence = 0.0
+    /// The last fix's mean robust cost per node (the locator's units; lower fits better).
+    var residual = 0.0
     var fixes = 0
     /// Seen since the last away or start.
     var isPresent = false

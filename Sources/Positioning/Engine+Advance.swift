@@ -71,6 +71,7 @@ extension Engine {
             learnTxOffset(device: d, fix: fix, at: t)
         }
         devices[d].confidence = fix.confidence
+        devices[d].residual = fix.cost
         devices[d].fixes = fix.fixes
         devices[d].isPresent = true
         measureRoomLoudness()

@@ -66,7 +66,8 @@ extension Engine {
         for z in state.presence.zonesInside { zones.append(geometry.zones[z].id) }
         return DeviceUpdate(id: state.id, name: state.name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
                             room: state.isPresent ? room : nil, zones: zones, confidence: state.confidence,
-                            fixes: state.fixes, since: state.presence.roomSince, nearest: nearest)
+                            fixes: state.fixes, since: state.presence.roomSince, nearest: nearest,
+                            residual: state.residual)
     }
 
     func event(_ kind: ZoneEvent.Kind, device d: Int, zone: Int, isRoom: Bool, at t: Double,

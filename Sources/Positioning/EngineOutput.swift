@@ -36,6 +36,8 @@ public struct DeviceUpdate: Sendable, Equatable {
     /// When the device entered its current room (Unix seconds).
     public var since: Double
     public var nearest: NodeRange?
+    /// The fix's mean robust cost per node (the locator's units; lower fits better).
+    public var residual: Double = 0
 }
 
 /// A device entering or leaving a room or zone (SPEC §2 `events`).
