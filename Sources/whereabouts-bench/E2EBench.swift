@@ -7,6 +7,9 @@ struct LoadStep {
     var offered: Double
     /// Whether the generator offered the rate asked for (up to the batches still filling).
     var generatorReached: Bool
+    /// Whether the aggregator had caught up with everything offered before the step began
+    /// (after a fall it may still carry a backlog, and a step on top of that is no fair test).
+    var startedClean = true
     /// Readings/s the aggregator accepted while the load ran (not counting the drain after).
     var aggregatorRate: Double
     /// Readings/s `mosquitto_sub` received while the load ran.
@@ -38,9 +41,8 @@ struct LoadStep {
 /// so `mosquitto_sub`'s lines × 200 are its readings.
 struct EndToEndResult {
     var steps: [LoadStep] = []
-    /// Highest offered rate the aggregator kept up with before it first fell behind (after
-    /// that, the backlog it carries makes later steps no fair test).
-    var aggregatorLimit: Double { steps.prefix { $0.aggregatorKeepsUp }.map(\.offered).max() ?? 0 }
+    /// Highest offered rate the aggregator kept up with, of the steps it began caught up.
+    var aggregatorLimit: Double { steps.filter { $0.aggregatorKeepsUp && $0.startedClean }.map(\.offered).max() ?? 0 }
     /// Highest offered rate `mosquitto_sub` kept up with before it first fell behind.
     var subscriberLimit: Double { steps.prefix { $0.subscriberKeepsUp == true }.map(\.offered).max() ?? 0 }
     /// True when `mosquitto_sub` kept up with every step (its limit is above what was offered).
@@ -53,6 +55,7 @@ extension BenchRig {
     /// Offers `rate` for `seconds`, drains, and judges both consumers.
     func step(rate: Double, seconds: Double) -> LoadStep {
         let before = metrics()
+        let offeredSoFar = Double(generator.published.load(ordering: .relaxed))
         let sub0 = subscriber?.lines.load(ordering: .relaxed) ?? 0
         let cpu0 = aggregator.cpuSeconds ?? 0
         let states0 = states.lines.load(ordering: .relaxed)
@@ -76,6 +79,7 @@ extension BenchRig {
                             aggregatorKeepsUp: reached && accepted >= 0.99 * offered && backlog <= slack
                                 && Double(statesDone - states0) >= 0.98 * statesMade,
                             aggregatorCores: (cpu1 - cpu0) / run.seconds)
+        step.startedClean = (before?.readings ?? 0) + (before?.rejected ?? 0) >= 0.99 * offeredSoFar
         step.statesMade = statesMade
         step.statesReceived = Double(statesDone - states0)
         if subscriber != nil {
