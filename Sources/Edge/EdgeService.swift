@@ -21,7 +21,8 @@ public final class EdgeService {
         self.source = source
         self.printReports = printReports
         let telemetry = Telemetry(topic: Topics(prefix: config.prefix).nodeTelemetry(config.node),
-                                  version: version, adapter: source.name, counters: counters, started: unixTime())
+                                  version: version, adapter: source.name, counters: counters, started: unixTime(),
+                                  sourceState: { [weak source] in source?.stateDescription })
         publisher = try Publisher(config: config, telemetry: telemetry)
     }
 

@@ -5,6 +5,7 @@ public import HCI
 
 extension AdapterScanner: ReportSource {
     public var name: String { adapter.description }
+    public var stateDescription: String? { state.description }
 
     public func run(_ sink: PacketSink) throws {
         try run { packet, t in sink.packet(h4: packet, at: t) }
@@ -13,6 +14,7 @@ extension AdapterScanner: ReportSource {
 
 extension MonitorListener: ReportSource {
     public var name: String { "monitor" }
+    public var stateDescription: String? { state.description }
 
     public func run(_ sink: PacketSink) throws {
         try run { packet, t in sink.packet(h4: packet, at: t) }

@@ -11,6 +11,12 @@ public protocol ReportSource: AnyObject, Sendable {
     func run(_ sink: PacketSink) throws
     /// Asks `run` to return soon; may be called from any thread.
     func stop()
+    /// A live source's state for telemetry (`scanning`, `down: …`); nil for recordings.
+    var stateDescription: String? { get }
+}
+
+extension ReportSource {
+    public var stateDescription: String? { nil }
 }
 
 /// What a source hands its packets to.

@@ -22,12 +22,16 @@ struct Telemetry: Sendable {
     let adapter: String
     let counters: EdgeCounters
     let started: Double
+    /// The live source's state now (an adapter that went away says so here).
+    let sourceState: @Sendable () -> String?
 
     func payload(_ c: Counts) -> [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.objectStart()
         w.field("version", version)
         w.field("adapter", adapter)
+        // Beyond SPEC §2's fields: whether a live adapter is scanning, or down and why.
+        if let state = sourceState() { w.field("adapter_state", state) }
         w.field("uptime", unixTime() - started, decimals: 0)
         w.key("adverts"); w.value(counters.advertCount)
         w.key("published"); w.value(c.published)

@@ -27,6 +27,16 @@ wait_for() {
     return 1
 }
 
+# scanning_after_down SECONDS: telemetry on the broker says "scanning" after it said "down".
+scanning_after_down() {
+    tenths=$(($1 * 10))
+    while [ $tenths -gt 0 ]; do
+        sed -n '/"adapter_state":"down/,$p' /tmp/mqtt.log | grep -q '"adapter_state":"scanning' && return 0
+        sleep 0.1; tenths=$((tenths - 1))
+    done
+    return 1
+}
+
 for m in $(cat /lib/modules/order); do insmod "/lib/modules/$m" || echo "guest: insmod $m failed"; done
 # Two LE-only controllers (hci0 scans, hci1 advertises); ECDH self-test errors under TCG are harmless.
 btvirt -l2 -L >/tmp/btvirt.log 2>&1 &
@@ -102,11 +112,13 @@ wait_for 20 /tmp/reopen.out "\"$ID42\"" || fail "reopen: first report before the
 hciconfig hci0 down
 check "reopen: --scan active scans actively" grep -q 'hci0: scanning (legacy commands, active)' /tmp/reopen.err
 check "reopen: the edge notices hci0 going down" wait_for 10 /tmp/reopen.err 'hci0: down'
+check "telemetry: says the adapter is down while it is" wait_for 10 /tmp/mqtt.log 'telemetry .*"adapter_state":"down'
 sleep 1
 hciconfig hci0 up
 check "reopen: the edge scans again after hciconfig hci0 up" wait_for 15 /tmp/reopen.err 'hci0: scanning' 2
 check "reopen: hci1 re-enables its advertisement with minor 43" advertise hci1 2B
 check "reopen: the edge sees the re-enabled advertisement $ID43" wait_for 20 /tmp/reopen.out "\"$ID43\""
+check "telemetry: says the adapter scans again afterwards" scanning_after_down 10
 check "mqtt: status online on the broker" wait_for 10 /tmp/mqtt.log 'whereabouts/nodes/radio/status online'
 check "mqtt: telemetry on the broker counts the reports" wait_for 10 /tmp/mqtt.log 'telemetry .*"adapter":"hci0".*"adverts":[1-9]'
 stop_edge; rc=$?
