@@ -54,7 +54,11 @@ final class ChildProcess: @unchecked Sendable {
         let deadline = wallSeconds() + 5
         while wallSeconds() < deadline {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
-            if let child = text.split(separator: " ").first.flatMap({ Int32($0) }) { measured = child; return }
+            if let child = text.split(separator: " ").first.flatMap({ Int32($0) }) {
+                measured = child
+                ChildProcess.running.withLock { _ = $0.insert(child) }
+                return
+            }
             usleep(20_000)
         }
     }
@@ -85,7 +89,7 @@ final class ChildProcess: @unchecked Sendable {
         while process.isRunning && wallSeconds() < deadline { usleep(20_000) }
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
-        ChildProcess.running.withLock { _ = $0.remove(pid) }
+        ChildProcess.running.withLock { _ = $0.remove(pid); _ = $0.remove(measured) }
     }
 
     func waitForExit(timeout: Double) -> Bool {

@@ -59,7 +59,14 @@ extension BenchRig {
         let sub0 = subscriber?.lines.load(ordering: .relaxed) ?? 0
         let cpu0 = aggregator.cpuSeconds ?? 0
         let states0 = states.lines.load(ordering: .relaxed)
-        let run = offer(rate: rate, seconds: seconds)
+        // Backlog sampled while the load runs: a /metrics answer that comes late under load
+        // then counts against the aggregator, never for it (offered is read after it).
+        var worstBacklog = 0.0
+        let run = offer(rate: rate, seconds: seconds) { elapsed in
+            guard elapsed >= seconds / 2, let m = self.metrics() else { return }
+            let offered = Double(self.generator.published.load(ordering: .relaxed)) - offeredSoFar
+            worstBacklog = max(worstBacklog, offered - (m.readings + m.rejected - (before?.readings ?? 0) - (before?.rejected ?? 0)))
+        }
         let atEnd = metrics()
         let sub1 = subscriber?.lines.load(ordering: .relaxed) ?? 0
         let cpu1 = aggregator.cpuSeconds ?? 0
@@ -71,7 +78,7 @@ extension BenchRig {
         let offered = Double(run.readings)
         let slack = max(0.2 * rate, Double(4 * LoadGenerator.batchMax))
         let accepted = (drained?.readings ?? 0) - (before?.readings ?? 0)
-        let backlog = offered - ((atEnd?.readings ?? 0) + (atEnd?.rejected ?? 0) - accepted0)
+        let backlog = max(worstBacklog, offered - ((atEnd?.readings ?? 0) + (atEnd?.rejected ?? 0) - accepted0))
         // Only full batches go out: up to one partial batch per node is still being filled.
         let reached = Double(run.readings + site.nodeCount * LoadGenerator.batchMax) >= 0.95 * rate * run.seconds
         var step = LoadStep(target: rate, offered: run.rate, generatorReached: reached,
