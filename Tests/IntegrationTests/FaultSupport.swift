@@ -52,11 +52,12 @@ final class Traffic: Sendable {
     private let state = Mutex((settings: Settings(), seq: UInt64(0), published: 0, failed: 0, running: true))
     private let done = Mutex<Bool>(false)
 
-    init(broker: Broker) throws {
+    init(broker: Broker, settings: Settings = Settings()) throws {
         var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "traffic-\(UInt32.random(in: 0...UInt32.max))",
                                   keepalive: 5, reconnectDelay: 1...1)
         options.cleanSession = true
         client = try MQTTClient(options, queue: DispatchQueue(label: "traffic")) { _ in }
+        state.withLock { $0.settings = settings }
         try client.start()
         let thread = Thread { [self] in loop() }
         thread.start()
