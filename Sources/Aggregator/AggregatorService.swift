@@ -65,7 +65,8 @@ public final class AggregatorService: @unchecked Sendable {
         if let path = settings.database { try openStorage(path) }
         let client = try MQTTClient(settings.mqtt, queue: work) { [weak self] event in self?.handle(event) }
         self.client = client
-        for filter in core.subscriptions { try client.subscribe(filter, qos: .atMostOnce) }
+        // QoS 1, so the broker queues QoS 1 batches for the aggregator's session while it is away.
+        for filter in core.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         try client.start()
         if let address = settings.http {
             http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)

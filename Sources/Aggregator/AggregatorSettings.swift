@@ -44,6 +44,10 @@ public struct AggregatorSettings: Sendable {
         }
         if let tls = site.mqtt.tls { options.tls = TLSOptions(caFile: tls.ca, certFile: tls.cert, keyFile: tls.key) }
         options.will = Will(topic: Topics(prefix: site.mqtt.prefix).aggregatorStatus, payload: Array("offline".utf8))
+        // A session the broker keeps: what QoS 1 edges publish while the aggregator is away or
+        // not yet reconnected after a broker restart is queued for it, not dropped. (With a
+        // clean session an edge that reconnected first flushed its buffer to nobody.)
+        options.cleanSession = false
         return options
     }
 }
