@@ -40,7 +40,10 @@ public final class ReplaySource: ReportSource {
             let origin = first ?? (captured, unixTime())
             first = origin
             if speed > 0 { pause(until: origin.wall + (captured - origin.capture) / speed) }
-            let t = retime ? captured + (origin.wall - origin.capture) : captured
+            // --retime stamps each packet with the moment it is replayed (at --speed X the
+            // capture's clock runs X times faster than the wall's), never ahead of its batch.
+            let t: Double
+            if !retime { t = captured } else if speed > 0 { t = origin.wall + (captured - origin.capture) / speed } else { t = unixTime() }
             packet.withUnsafeBytes { sink.packet(h4: $0, at: t) }
         }
     }
