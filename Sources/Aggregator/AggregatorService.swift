@@ -65,6 +65,9 @@ public final class AggregatorService: @unchecked Sendable {
         if let path = settings.database { try openStorage(path) }
         let client = try MQTTClient(settings.mqtt, queue: work) { [weak self] event in self?.handle(event) }
         self.client = client
+        metrics.registry.collect("whereabouts_shed_messages_total",
+                                 "Messages dropped on arrival because too many were already waiting for the aggregator.",
+                                 type: .counter) { [([], Double(client.shedMessages))] }
         // QoS 1, so the broker queues QoS 1 batches for the aggregator's session while it is away.
         for filter in core.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         try client.start()

@@ -48,6 +48,10 @@ public struct AggregatorSettings: Sendable {
         // not yet reconnected after a broker restart is queued for it, not dropped. (With a
         // clean session an edge that reconnected first flushed its buffer to nobody.)
         options.cleanSession = false
+        // At most this many received messages (batches of up to 200 readings) wait for the
+        // work queue; an aggregator that falls behind sheds and counts load instead of
+        // growing its memory without bound.
+        options.maxPendingMessages = 2_000
         return options
     }
 }

@@ -20,6 +20,8 @@ public final class MQTTClient: @unchecked Sendable {
     private let queue: DispatchQueue
     private let onEvent: @Sendable (MQTTEvent) -> Void
     private let state = Mutex(State())
+    private let pending = Counter()
+    private let shed = Counter()
 
     private struct State {
         var connection: ConnectionState = .idle
@@ -148,8 +150,26 @@ public final class MQTTClient: @unchecked Sendable {
 
     func deliver(_ event: MQTTEvent) {
         let onEvent = self.onEvent
-        queue.async { onEvent(event) }
+        guard case .message = event, let limit = options.maxPendingMessages else {
+            queue.async { onEvent(event) }
+            return
+        }
+        // Messages waiting for the queue are bounded, so a consumer that falls behind sheds
+        // load it can count instead of growing without limit.
+        guard pending.add(1) <= limit else {
+            pending.subtract(1)
+            shed.add(1)
+            return
+        }
+        let pending = self.pending
+        queue.async {
+            pending.subtract(1)
+            onEvent(event)
+        }
     }
+
+    /// Messages dropped because `maxPendingMessages` were already waiting.
+    public var shedMessages: Int { shed.current }
 
     func didConnect(_ rc: Int32) {
         guard rc == 0 else {
@@ -169,4 +189,14 @@ public final class MQTTClient: @unchecked Sendable {
         state.withLock { s in if s.connection == .connected { s.connection = s.looping ? .connecting : .idle } }
         deliver(.disconnected(code: rc, reason: rc == 0 ? "disconnected" : describe(rc)))
     }
+}
+
+/// A shared atomic count (a class, so the queued closure and the client see one value).
+final class Counter: Sendable {
+    private let value = Atomic<Int>(0)
+    /// Adds `n` and returns the new count.
+    @discardableResult
+    func add(_ n: Int) -> Int { value.add(n, ordering: .relaxed).newValue }
+    func subtract(_ n: Int) { value.subtract(n, ordering: .relaxed) }
+    var current: Int { value.load(ordering: .relaxed) }
 }

@@ -87,6 +87,9 @@ public struct MQTTOptions: Sendable {
     /// `false` asks the broker to keep this client's subscriptions and queue its QoS ≥ 1
     /// messages while it is away (needs a fixed `clientID`).
     public var cleanSession = true
+    /// Received messages that may wait for the event queue; beyond it new ones are dropped
+    /// and counted (`shedMessages`). `nil` waits without bound.
+    public var maxPendingMessages: Int?
 
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
                 tls: TLSOptions = TLSOptions(), protocolVersion: ProtocolVersion = .v311, keepalive: Int32 = 30,
