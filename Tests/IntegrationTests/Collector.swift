@@ -17,14 +17,20 @@ final class Collector: Sendable {
 
     /// - Parameter session: a client id for a persistent session (the broker queues what
     ///   arrives while this collector is disconnected); nil for a fresh clean session.
-    init(broker: Broker, filters: [String], qos: QoS = .atLeastOnce, session: String? = nil) throws {
+    /// - Parameter onMessage: called on the client's queue with each message once it is kept,
+    ///   for a test that must act the moment something arrives.
+    init(broker: Broker, filters: [String], qos: QoS = .atLeastOnce, session: String? = nil,
+         onMessage: (@Sendable (MQTTMessage) -> Void)? = nil) throws {
         let clientID = session ?? "collector-\(UInt32.random(in: 0...UInt32.max))"
         let log = self.log
         var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: clientID,
                                   keepalive: 5, reconnectDelay: 1...2)
         options.cleanSession = session == nil
         client = try MQTTClient(options, queue: DispatchQueue(label: "collector")) { event in
-            if case .message(let m) = event { log.messages.withLock { $0.append(m) } }
+            if case .message(let m) = event {
+                log.messages.withLock { $0.append(m) }
+                onMessage?(m)
+            }
             log.events.withLock { $0.append(event) }
         }
         probeTopic = "probe/\(clientID)"

@@ -27,9 +27,12 @@ enum Reference {
         return Int((-59 - 27 * log10(d) - wall).rounded())
     }
 
-    static func batch(_ node: String, seq: UInt64, t: Double, at p: (x: Double, y: Double), device: String = keys) -> [UInt8] {
+    /// - Parameter others: more devices heard in the same batch, each at its own place.
+    static func batch(_ node: String, seq: UInt64, t: Double, at p: (x: Double, y: Double), device: String = keys,
+                      others: [(id: String, at: (x: Double, y: Double))] = []) -> [UInt8] {
         var w = JSONWriter()
-        Batch(node: node, seq: seq, t: t, readings: [Reading(id: device, rssi: rssi(node, at: p), tx: -59, t: t, kind: .ibeacon)])
+        let heard = [(id: device, at: p)] + others
+        Batch(node: node, seq: seq, t: t, readings: heard.map { Reading(id: $0.id, rssi: rssi(node, at: $0.at), tx: -59, t: t, kind: .ibeacon) })
             .encode(into: &w)
         return w.bytes
     }
@@ -46,6 +49,13 @@ final class Traffic: Sendable {
         var silent: Set<String> = []
         /// Seconds each node's clock is ahead of the true time.
         var clockError: [String: Double] = [:]
+        /// More devices in every batch, each where its `at` puts it at the (true) time.
+        var walkers: [Walker] = []
+    }
+
+    struct Walker: Sendable {
+        var id: String
+        var at: @Sendable (Double) -> (x: Double, y: Double)
     }
 
     let client: MQTTClient
@@ -80,9 +90,10 @@ final class Traffic: Sendable {
             }
             guard running else { break }
             let now = Date().timeIntervalSince1970
+            let others = settings.walkers.map { (id: $0.id, at: $0.at(now)) }
             for node in Reference.nodes where !settings.silent.contains(node.name) {
                 let t = now + (settings.clockError[node.name] ?? 0)
-                let payload = Reference.batch(node.name, seq: seq, t: t, at: settings.position)
+                let payload = Reference.batch(node.name, seq: seq, t: t, at: settings.position, others: others)
                 let ok = (try? client.publish(Reference.readingsTopic(node.name), payload, qos: .atMostOnce)) != nil
                 state.withLock { if ok { $0.published += 1 } else { $0.failed += 1 } }
             }
