@@ -7,6 +7,9 @@ import Wire
 enum Effect {
     /// Publish now.
     case publish(MQTTMessage)
+    /// A device's state: publish now, or drop it (counted) while the broker has not
+    /// acknowledged too many publishes; the device's next update replaces it anyway.
+    case state(MQTTMessage)
     /// A zone event: store it, then publish its messages once it is on disk.
     case event(ZoneEvent, [MQTTMessage])
     /// A position to keep in the track.
@@ -35,6 +38,7 @@ final class AggregatorCore {
     private var publisher: Publisher
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
+    private var forgotten: [String] = []
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
@@ -162,13 +166,23 @@ final class AggregatorCore {
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)
                 publisher.update(u, into: &messages)
-                for m in messages { effects.append(.publish(m)) }
+                // The state message comes last; a room change before it is never dropped.
+                for (i, m) in messages.enumerated() { effects.append(i == messages.count - 1 ? .state(m) : .publish(m)) }
                 if u.room != nil { effects.append(.track(u)) }
                 metrics.observe(u)
             case .event(let e):
                 emit(e, into: &effects)
             }
         }
+        // Devices the engine forgot (away, silent for long): their state and topics go too.
+        engine.takeForgotten(into: &forgotten)
+        guard !forgotten.isEmpty else { return }
+        for id in forgotten {
+            states.removeValue(forKey: id)
+            publisher.forget(id)
+        }
+        forgotten.removeAll(keepingCapacity: true)
+        metrics.devicesTracked.set(Double(states.count))
     }
 
     private func emit(_ e: ZoneEvent, into effects: inout [Effect]) {
@@ -218,6 +232,7 @@ final class AggregatorCore {
         case .excluded: reject(RejectReason.excluded)
         case .unknownNode: reject(RejectReason.unknownNode)
         case .badRSSI: reject(RejectReason.badReading)
+        case .capacity: reject(RejectReason.capacity)
         }
     }
 }

@@ -31,6 +31,8 @@ public final class AggregatorService: @unchecked Sendable {
     private var recovered: [MQTTMessage] = []
     /// QoS 1 publishes the broker has not acknowledged yet (for a clean shutdown).
     private var inflight: Set<Int32> = []
+    /// State messages dropped because `maxUnacknowledged` publishes were waiting.
+    private(set) var shedStates = 0
     private var connections = 0
     private var lastArrival = 0.0
     private var stopping = false
@@ -39,6 +41,9 @@ public final class AggregatorService: @unchecked Sendable {
 
     /// How long an event waits for its commit before it is published anyway.
     static let commitPatience = 2.0
+    /// QoS 1 publishes libmosquitto may hold unacknowledged (about 10 MB of state messages);
+    /// beyond it state messages are dropped and counted, room changes and events never are.
+    static let maxUnacknowledged = 20_000
 
     public init(settings: AggregatorSettings, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -68,6 +73,12 @@ public final class AggregatorService: @unchecked Sendable {
         metrics.registry.collect("whereabouts_shed_messages_total",
                                  "Messages dropped on arrival because too many were already waiting for the aggregator.",
                                  type: .counter) { [([], Double(client.shedMessages))] }
+        metrics.registry.collect("whereabouts_shed_states_total",
+                                 "Device state messages dropped because the broker had not acknowledged too many publishes.",
+                                 type: .counter) { [weak self] in
+            guard let self else { return [] }
+            return [([], Double(self.work.sync { self.shedStates }))]
+        }
         // QoS 1, so the broker queues QoS 1 batches for the aggregator's session while it is away.
         for filter in core.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
         try client.start()
@@ -153,6 +164,8 @@ public final class AggregatorService: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .publish(let m): publish(m)
+            case .state(let m):
+                if inflight.count < Self.maxUnacknowledged { publish(m) } else { shedStates += 1 }
             case .event(let e, let messages): store(e, then: messages)
             case .track(let u): record(u)
             case .nodeHealth(let node, let t, let telemetry, let online):

@@ -30,7 +30,7 @@ struct Publisher {
         site.floors.flatMap { $0.rooms.map(\.id) } + site.zones.map(\.id)
     }
 
-    /// `devices/<id>/state`, and `devices/<id>/room` when the room changed.
+    /// `devices/<id>/room` when the room changed, then `devices/<id>/state` (always last).
     mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) {
         // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
         if u.room == nil && devices[u.id] == nil { return }
@@ -68,6 +68,9 @@ struct Publisher {
         writer.objectEnd()
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
     }
+
+    /// Drops a forgotten device's topics. Its retained `away` room stays on the broker.
+    mutating func forget(_ id: String) { devices.removeValue(forKey: id) }
 
     /// Makes the next update of every device publish its room topic again.
     mutating func forgetRooms() {

@@ -21,6 +21,7 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: @Sendable (MQTTEvent) -> Void
     private let state = Mutex(State())
     private let pending = Counter()
+    private let pendingBytes = Counter()
     private let shed = Counter()
 
     private struct State {
@@ -150,20 +151,24 @@ public final class MQTTClient: @unchecked Sendable {
 
     func deliver(_ event: MQTTEvent) {
         let onEvent = self.onEvent
-        guard case .message = event, let limit = options.maxPendingMessages else {
+        guard case .message(let m) = event, options.maxPendingMessages != nil || options.maxPendingBytes != nil else {
             queue.async { onEvent(event) }
             return
         }
-        // Messages waiting for the queue are bounded, so a consumer that falls behind sheds
-        // load it can count instead of growing without limit.
-        guard pending.add(1) <= limit else {
+        // Messages waiting for the queue are bounded (in number and in bytes), so a consumer
+        // that falls behind sheds load it can count instead of growing without limit.
+        let size = m.payload.count
+        let count = pending.add(1), bytes = pendingBytes.add(size)
+        if count > options.maxPendingMessages ?? .max || (bytes > options.maxPendingBytes ?? .max && count > 1) {
             pending.subtract(1)
+            pendingBytes.subtract(size)
             shed.add(1)
             return
         }
-        let pending = self.pending
+        let pending = self.pending, pendingBytes = self.pendingBytes
         queue.async {
             pending.subtract(1)
+            pendingBytes.subtract(size)
             onEvent(event)
         }
     }

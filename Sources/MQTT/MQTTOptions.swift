@@ -90,6 +90,11 @@ public struct MQTTOptions: Sendable {
     /// Received messages that may wait for the event queue; beyond it new ones are dropped
     /// and counted (`shedMessages`). `nil` waits without bound.
     public var maxPendingMessages: Int?
+    /// Payload bytes of received messages that may wait for the event queue; beyond it new
+    /// ones are dropped and counted as `maxPendingMessages` is. `nil` waits without bound.
+    /// A message bound alone lets memory follow message size (2,000 batches of 200 readings
+    /// are 60 MB).
+    public var maxPendingBytes: Int?
 
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
                 tls: TLSOptions = TLSOptions(), protocolVersion: ProtocolVersion = .v311, keepalive: Int32 = 30,

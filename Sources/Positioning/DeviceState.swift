@@ -25,6 +25,8 @@ struct DeviceState: Sendable {
     var fixes = 0
     /// Seen since the last away or start.
     var isPresent = false
+    /// A forgotten device's slot, waiting for the next new id.
+    var isFree = false
 
     var txRef: Double? { configuredTxRef ?? frameTxRef }
 }
@@ -39,12 +41,14 @@ public struct Rejections: Sendable, Equatable {
     public var badRSSI = 0
     /// The device matches `exclude_devices`.
     public var excluded = 0
-    public var total: Int { unknownNode + late + badRSSI + excluded }
+    /// A new device while `maxDevices` are known.
+    public var capacity = 0
+    public var total: Int { unknownNode + late + badRSSI + excluded + capacity }
 }
 
 /// Why `Engine.ingest` refused a reading.
 public enum Rejection: String, Sendable {
-    case unknownNode = "unknown_node", late, badRSSI = "bad_rssi", excluded
+    case unknownNode = "unknown_node", late, badRSSI = "bad_rssi", excluded, capacity
 }
 
 /// `*` any run, `?` one character: the globs of `exclude_devices`.

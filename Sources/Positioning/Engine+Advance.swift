@@ -35,9 +35,16 @@ extension Engine {
 
     private func sweepAway(at t: Double, into output: inout [EngineOutput]) {
         let limit = site.positioning.awayAfter
-        for d in devices.indices where devices[d].isPresent && t - devices[d].lastReading > limit {
-            leave(device: d, at: t, into: &output)
-            output.append(.update(update(device: d, at: t, nearest: nil)))
+        let forgetLimit = max(forgetAfter, limit)
+        for d in devices.indices where !devices[d].isFree {
+            let silence = t - devices[d].lastReading
+            if devices[d].isPresent {
+                guard silence > limit else { continue }
+                leave(device: d, at: t, into: &output)
+                output.append(.update(update(device: d, at: t, nearest: nil)))
+            } else if silence > forgetLimit && !devices[d].isQueued {
+                forget(device: d)
+            }
         }
     }
 
@@ -122,6 +129,19 @@ extension Engine {
     private func gatherObservations(device d: Int, at t: Double) {
         observations.removeAll(keepingCapacity: true)
         let txRef = (devices[d].txRef ?? site.positioning.txRefDefault) + devices[d].txOffset
+        // A link silent this long (a walking tag left that node behind) is handed back for
+        // reuse: links otherwise grow with every node a device ever passed.
+        let stale = t - max(60, 4 * site.positioning.window)
+        var i = 0
+        while i < devices[d].links.count {
+            let l = devices[d].links[i]
+            guard links.latest[Int(l)] >= stale else {
+                freeLinks[Int(links.node[Int(l)])].append(l)
+                devices[d].links.remove(at: i)
+                continue
+            }
+            i += 1
+        }
         for l in devices[d].links {
             guard let s = links.smoothed(link: l, at: t, window: site.positioning.window, scratch: &samples) else { continue }
             let n = Int(links.node[Int(l)])

@@ -16,6 +16,13 @@ public final class Engine {
 
     var devices: [DeviceState] = []
     private var deviceIndex: [String: Int32] = [:]
+    /// Slots of forgotten devices, reused before `devices` grows.
+    var freeDevices: [Int32] = []
+    /// Per node: links of forgotten devices, reused before the `LinkStore` grows. Their old
+    /// samples are older than `forgetAfter`, so no smoothing window ever reaches them again.
+    var freeLinks: [[Int32]]
+    /// Ids forgotten since the last `takeForgotten`, for the owner's own per-device state.
+    var forgottenIds: [String] = []
     private var nodeIndex: [String: Int] = [:]
     var links = LinkStore()
     /// Devices with readings not yet solved.
@@ -23,6 +30,14 @@ public final class Engine {
     /// Event time of the last `advance`.
     public internal(set) var watermark = -Double.infinity
     var nextAwaySweep = -Double.infinity
+
+    /// Seconds of event time after its last reading that a device not present (away, or never
+    /// placed) is forgotten: its state, links and id go, and it starts afresh if heard again.
+    /// Never less than `away_after`. A flood of made-up ids then costs memory for this long only.
+    public var forgetAfter = 600.0
+    /// The most devices kept at once; a new id beyond it is refused (`Rejection.capacity`)
+    /// until forgetting frees a slot. Bounds memory whatever the radio brings.
+    public var maxDevices = 100_000
 
     public private(set) var rejections = Rejections()
     public private(set) var accepted = 0
@@ -46,6 +61,7 @@ public final class Engine {
         if locator == .default { geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? 1.2) }
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
+        freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
@@ -55,8 +71,14 @@ public final class Engine {
     /// The dense index of a site node, for `ingest(nodeIndex:reading:)`.
     public func index(ofNode name: String) -> Int? { nodeIndex[name] }
 
-    /// Devices seen so far.
-    public var deviceCount: Int { devices.count }
+    /// Devices known now: seen, and not forgotten since.
+    public var deviceCount: Int { devices.count - freeDevices.count }
+
+    /// Moves the ids forgotten since the last call into `ids` (appended).
+    public func takeForgotten(into ids: inout [String]) {
+        ids.append(contentsOf: forgottenIds)
+        forgottenIds.removeAll(keepingCapacity: true)
+    }
 
     /// Takes one reading heard by `node`. `false` when refused; `lastRejection` says why
     /// and `rejections` counts it.
@@ -72,7 +94,8 @@ public final class Engine {
         guard geometry.nodes.indices.contains(n) else { return reject(.unknownNode) }
         guard reading.rssi < 0, reading.rssi >= -127 else { return reject(.badRSSI) }
         guard reading.t.isFinite, reading.t >= watermark - options.lateness else { return reject(.late) }
-        let d = Int(deviceIndex[reading.id] ?? intern(reading.id))
+        guard let index = deviceIndex[reading.id] ?? intern(reading.id) else { return reject(.capacity) }
+        let d = Int(index)
         guard !devices[d].excluded else { return reject(.excluded) }
         let link = self.link(device: d, node: Int32(n))
         links.add(link: link, rssi: Double(reading.rssi) + geometry.nodes[n].rxAdj, at: reading.t)
@@ -92,24 +115,46 @@ public final class Engine {
         case .late: rejections.late += 1
         case .badRSSI: rejections.badRSSI += 1
         case .excluded: rejections.excluded += 1
+        case .capacity: rejections.capacity += 1
         }
         lastRejection = reason
         return false
     }
 
-    private func intern(_ id: String) -> Int32 {
+    private func intern(_ id: String) -> Int32? {
+        guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
         let excluded = site.excludeDevices.contains { globMatches($0[...], id[...]) }
-        devices.append(DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
-                                   track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed)))
-        let index = Int32(devices.count - 1)
+        let state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
+                                track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed))
+        let index: Int32
+        if let free = freeDevices.popLast() {
+            index = free
+            devices[Int(free)] = state
+        } else {
+            devices.append(state)
+            index = Int32(devices.count - 1)
+        }
         deviceIndex[id] = index
         return index
     }
 
+    /// Forgets device `d` (not present, silent for `forgetAfter`): its slot and links are
+    /// kept for reuse, its id is handed to the owner through `takeForgotten`.
+    func forget(device d: Int) {
+        let state = devices[d]
+        for l in state.links { freeLinks[Int(links.node[Int(l)])].append(l) }
+        deviceIndex.removeValue(forKey: state.id)
+        forgottenIds.append(state.id)
+        devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, excluded: false,
+                                 track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed))
+        devices[d].isFree = true
+        freeDevices.append(Int32(d))
+    }
+
     private func link(device d: Int, node n: Int32) -> Int32 {
         for l in devices[d].links where links.node[Int(l)] == n { return l }
-        let l = links.make(node: n)
+        let l = freeLinks[Int(n)].popLast() ?? links.make(node: n)
         devices[d].links.append(l)
         return l
     }

@@ -9,6 +9,7 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case late               // behind the event-time watermark
     case replayed           // a batch sequence number already seen
     case excluded           // a device the site excludes
+    case capacity           // a new device while the engine already keeps its most
 }
 
 /// A refused payload: the reason (for the metric) and a message with the offset (for the log).
