@@ -87,4 +87,23 @@ struct ScoringTests {
         #expect(fixed(-0.0001, 2) == "0.00")
         #expect(fixed(.nan, 2) == "–")
     }
+
+    @Test func aTruthOnTheLineTwoRoomsShareBelongsToBoth() throws {
+        // The truth stands exactly on x = 5, the line west and east share, and names west (the
+        // first room listed); the engine says east. With the site, that is no error.
+        var lines = ""
+        for k in 0..<200 {
+            lines += "{\"t\":\(Double(k) / 10),\"id\":\"d\",\"x\":5,\"y\":1,\"z\":1,\"floor\":\"ground\",\"room\":\"west\"}\n"
+        }
+        let truth = try GroundTruth(jsonLines: Array(lines.utf8))
+        var output = ReplayOutput()
+        for k in 1..<40 {
+            output.updates.append(DeviceUpdate(id: "d", name: nil, t: Double(k) * 0.5, x: 5.2, y: 1, z: 1, floor: "ground",
+                                               room: "east", zones: [], confidence: 1, fixes: 4, since: 0))
+        }
+        #expect(SiteScore(output, truth: truth).roomErrors == 39)
+        let scored = SiteScore(output, truth: truth, site: twoRoomSite())
+        #expect(scored.roomErrors == 0 && scored.roomChecks == 39)
+        #expect(scored.confusion["east"]?["east"] == 39)
+    }
 }

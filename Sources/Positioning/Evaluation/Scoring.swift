@@ -33,13 +33,23 @@ public struct SiteScore: Sendable {
     public static let window = 30.0
 
     /// Scores `output` against `truth` for the devices in `only` (every device when `nil`).
-    public init(_ output: ReplayOutput, truth: GroundTruth, only: Set<String>? = nil) {
+    /// With `site`, a true position on the line two rooms share (within 1 mm) belongs to both:
+    /// the truth names one of them, and either counts as right.
+    public init(_ output: ReplayOutput, truth: GroundTruth, site: Site? = nil, only: Set<String>? = nil) {
+        var outlines: [String: [Point2]] = [:]
+        for floor in site?.floors ?? [] {
+            for room in floor.rooms where outlines[room.id] == nil { outlines[room.id] = room.points }
+        }
         var errors: [Double] = []
         for u in output.updates where only?.contains(u.id) ?? true {
             guard let real = truth.sample(u.id, at: u.t), let p = real.position else { continue }
             let dx = u.x - p.x, dy = u.y - p.y
             errors.append((dx * dx + dy * dy).squareRoot())
-            guard let room = real.room else { continue }
+            guard var room = real.room else { continue }
+            if let reported = u.room, reported != room, let outline = outlines[reported],
+               Polygon.distanceToBoundary(outline, p.xy) < 1e-3 {
+                room = reported
+            }
             roomChecks += 1
             if u.room != room { roomErrors += 1 }
             confusion[room, default: [:]][u.room ?? "none", default: 0] += 1

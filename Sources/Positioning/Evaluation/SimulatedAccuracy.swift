@@ -23,8 +23,8 @@ public struct ScenarioAccuracy: Sendable {
         devices = truth.devices.keys.sorted()
         let outputs = LocatorKind.allCases.map { replay(readings, site: site, locator: $0, step: options.updateInterval, options: options) }
         self.outputs = outputs
-        scores = outputs.map { SiteScore($0, truth: truth) }
-        deviceScores = devices.map { id in outputs.map { SiteScore($0, truth: truth, only: [id]) } }
+        scores = outputs.map { SiteScore($0, truth: truth, site: site) }
+        deviceScores = devices.map { id in outputs.map { SiteScore($0, truth: truth, site: site, only: [id]) } }
     }
 
     /// The score of `kind` over every device.
