@@ -39,6 +39,8 @@ final class AggregatorCore {
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
+    /// The readings of the batch being handled (reused).
+    private var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
@@ -124,12 +126,12 @@ final class AggregatorCore {
 
     private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
         var bad = 0
-        let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, badReadings: &bad)
+        let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, into: &raw, badReadings: &bad)
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
         switch result {
         case .success(let batch):
             metrics.batches.add()
-            accept(node: batch.node, readings: batch.readings, arrival: arrival, into: &effects)
+            accept(node: batch.node, raw: payload, arrival: arrival, into: &effects)
             if let stream = ingest.nodes[batch.node] {
                 let counter = metrics.missedBatches(batch.node)
                 if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
@@ -137,6 +139,27 @@ final class AggregatorCore {
         case .failure(let error):
             reject(error.reason)
         }
+    }
+
+    /// The readings of `raw` (decoded from `payload`) into the engine, ids straight from the
+    /// payload's bytes.
+    private func accept(node: String, raw payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+        guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
+        var accepted: UInt64 = 0
+        var newest = -Double.infinity
+        for r in raw {
+            let tx = r.tx == BatchReading.noTx ? nil : Int(r.tx)
+            let ok = r.idIsPlain
+                ? engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), rssi: Int(r.rssi), tx: tx, t: r.t)
+                : engine.ingest(nodeIndex: n, reading: r.reading(in: payload))
+            if ok {
+                accepted += 1
+                newest = max(newest, r.t)
+            } else if let why = engine.lastRejection {
+                reject(why)
+            }
+        }
+        finish(node: node, accepted: accepted, newest: newest, arrival: arrival, into: &effects)
     }
 
     private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {
@@ -151,6 +174,10 @@ final class AggregatorCore {
                 reject(why)
             }
         }
+        finish(node: node, accepted: accepted, newest: newest, arrival: arrival, into: &effects)
+    }
+
+    private func finish(node: String, accepted: UInt64, newest: Double, arrival: Double, into effects: inout [Effect]) {
         metrics.readings(node).add(accepted)
         guard accepted > 0 else { return }
         if newest > (eventClock?.event ?? -.infinity) { eventClock = (newest, arrival) }

@@ -65,56 +65,93 @@ public struct Ingest: Sendable {
     /// to `badReadings`.
     public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double,
                                 badReadings: inout Int) -> Result<Batch, PayloadError> {
-        guard let (topicNode, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else {
-            return .failure(PayloadError(.malformed, "not a readings topic: \(topic)"))
-        }
+        guard let topicNode = readingsNode(topic) else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
         var batch: Batch
         do { batch = try Batch.decode(payload, badReadings: &badReadings) } catch { return .failure(error) }
-        guard batch.node == topicNode else {
-            return .failure(PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)"))
-        }
-        guard knownNodes.contains(batch.node) else {
-            return .failure(PayloadError(.unknownNode, "node \(batch.node) is not in the site file"))
-        }
-        var stream = nodes[batch.node] ?? NodeStream()
-        if let last = stream.lastSeq {
-            if batch.seq <= last {
-                // A lower seq with a newer time is a node that restarted; an older time is a replay.
-                guard batch.t > stream.lastBatchTime else {
-                    return .failure(PayloadError(.replayed, "seq \(batch.seq) after \(last) from \(batch.node)"))
-                }
-            } else if batch.seq > last + 1 {
-                stream.missedBatches += batch.seq - last - 1
-            }
-        }
-        // A reading is taken before the batch that carries it is sent. One stamped later
-        // would carry event time past every other node's readings, which would then be late.
+        var header = BatchHeader(node: batch.node, seq: batch.seq, t: batch.t)
+        if let refused = admit(header, topicNode: topicNode) { return .failure(refused) }
         let count = batch.readings.count
         batch.readings.removeAll { $0.t > batch.t + clockTolerance }
         badReadings += count - batch.readings.count
-        stream.lastSeq = batch.seq
-        stream.lastBatchTime = batch.t
-        stream.batches += 1
-        stream.readings += UInt64(batch.readings.count)
-        stream.lastArrival = arrival
-        correctTimes(&batch, stream: &stream, arrival: arrival)
-        nodes[batch.node] = stream
+        let shift = record(&header, readings: batch.readings.count, arrival: arrival)
+        if shift != 0 {
+            for i in batch.readings.indices { batch.readings[i].t += shift }
+            batch.t = header.t
+        }
         return .success(batch)
     }
 
-    /// Moves the batch's times onto the aggregator's clock: by the node's estimated clock
-    /// error when that is larger than transit, or to arrival in `.arrival` mode.
-    private func correctTimes(_ batch: inout Batch, stream: inout NodeStream, arrival: Double) {
-        let sample = arrival - batch.t
+    /// As `accept(topic:payload:arrival:badReadings:)`, decoding into `readings` (emptied
+    /// first, reused): the aggregator's path, with no allocation per reading.
+    public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double,
+                                into readings: inout [BatchReading], badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
+        readings.removeAll(keepingCapacity: true)
+        guard let topicNode = readingsNode(topic) else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
+        var header: BatchHeader
+        do { header = try Batch.decodeRaw(payload, into: &readings, badReadings: &badReadings) } catch {
+            readings.removeAll(keepingCapacity: true)
+            return .failure(error)
+        }
+        if let refused = admit(header, topicNode: topicNode) {
+            readings.removeAll(keepingCapacity: true)
+            return .failure(refused)
+        }
+        let count = readings.count, limit = header.t + clockTolerance
+        readings.removeAll { $0.t > limit }
+        badReadings += count - readings.count
+        let shift = record(&header, readings: readings.count, arrival: arrival)
+        if shift != 0 { for i in readings.indices { readings[i].t += shift } }
+        return .success(header)
+    }
+
+    private func readingsNode(_ topic: String) -> String? {
+        guard let (node, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else { return nil }
+        return node
+    }
+
+    /// Why a decoded batch is refused (node, replay), or nil.
+    private func admit(_ batch: BatchHeader, topicNode: String) -> PayloadError? {
+        guard batch.node == topicNode else {
+            return PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)")
+        }
+        guard knownNodes.contains(batch.node) else {
+            return PayloadError(.unknownNode, "node \(batch.node) is not in the site file")
+        }
+        if let stream = nodes[batch.node], let last = stream.lastSeq, batch.seq <= last, batch.t <= stream.lastBatchTime {
+            // A lower seq with a newer time is a node that restarted; an older time is a replay.
+            return PayloadError(.replayed, "seq \(batch.seq) after \(last) from \(batch.node)")
+        }
+        return nil
+    }
+
+    /// Counts an accepted batch in its node's stream and corrects `batch.t` onto the
+    /// aggregator's clock; returns the shift its readings' times take as well.
+    /// A reading is taken before the batch that carries it is sent: the caller has left out
+    /// readings stamped later than `batch.t + clockTolerance` (they would carry event time
+    /// past every other node's readings, which would then be late).
+    private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
+        var stream = nodes[batch.node] ?? NodeStream()
+        if let last = stream.lastSeq, batch.seq > last + 1 { stream.missedBatches += batch.seq - last - 1 }
+        stream.lastSeq = batch.seq
+        stream.lastBatchTime = batch.t
+        stream.batches += 1
+        stream.readings += UInt64(readings)
+        stream.lastArrival = arrival
+        let shift = clockShift(batchTime: batch.t, stream: &stream, arrival: arrival)
+        batch.t += shift
+        nodes[batch.node] = stream
+        return shift
+    }
+
+    /// The shift onto the aggregator's clock: the node's estimated clock error when that is
+    /// larger than transit, or to arrival in `.arrival` mode.
+    private func clockShift(batchTime: Double, stream: inout NodeStream, arrival: Double) -> Double {
+        let sample = arrival - batchTime
         let offset = stream.clock.add(sample, at: arrival, window: Self.clockWindow)
         stream.clockOffset = offset
-        let shift: Double
         switch clockMode {
-        case .arrival: shift = sample
-        case .node: shift = abs(offset) > clockTolerance ? offset : 0
+        case .arrival: return sample
+        case .node: return abs(offset) > clockTolerance ? offset : 0
         }
-        guard shift != 0 else { return }
-        for i in batch.readings.indices { batch.readings[i].t += shift }
-        batch.t += shift
     }
 }

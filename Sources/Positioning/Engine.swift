@@ -15,7 +15,8 @@ public final class Engine {
     let model: PathLoss
 
     var devices: [DeviceState] = []
-    private var deviceIndex: [String: Int32] = [:]
+    /// Device ids to indices, looked up by their UTF-8 bytes (see `DeviceIds`).
+    private var ids = DeviceIds()
     /// Slots of forgotten devices, reused before `devices` grows.
     var freeDevices: [Int32] = []
     /// Per node: links of forgotten devices, reused before the `LinkStore` grows. Their old
@@ -88,19 +89,37 @@ public final class Engine {
         return ingest(nodeIndex: n, reading: reading)
     }
 
-    /// As `ingest(node:reading:)` with the node already interned: one dictionary lookup.
+    /// As `ingest(node:reading:)` with the node already interned.
     @discardableResult
     public func ingest(nodeIndex n: Int, reading: Reading) -> Bool {
+        var id = reading.id
+        return id.withUTF8 { bytes in
+            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, rssi: reading.rssi, tx: reading.tx, t: reading.t)
+        }
+    }
+
+    /// As `ingest(nodeIndex:reading:)` with the id given by its UTF-8 bytes (straight from
+    /// a payload): a known device costs one hash and one compare of those bytes, no `String`.
+    @discardableResult
+    public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, rssi: Int, tx: Int?, t: Double) -> Bool {
+        ingest(node: n, id: id, idString: nil, rssi: rssi, tx: tx, t: t)
+    }
+
+    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, rssi: Int, tx: Int?, t: Double) -> Bool {
         guard geometry.nodes.indices.contains(n) else { return reject(.unknownNode) }
-        guard reading.rssi < 0, reading.rssi >= -127 else { return reject(.badRSSI) }
-        guard reading.t.isFinite, reading.t >= watermark - options.lateness else { return reject(.late) }
-        guard let index = deviceIndex[reading.id] ?? intern(reading.id) else { return reject(.capacity) }
+        guard rssi < 0, rssi >= -127 else { return reject(.badRSSI) }
+        guard t.isFinite, t >= watermark - options.lateness else { return reject(.late) }
+        let hash = DeviceIds.hash(id)
+        let known = ids.find(id, hash: hash) { devices[Int($0)].id }
+        guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), hash: hash) else {
+            return reject(.capacity)
+        }
         let d = Int(index)
         guard !devices[d].excluded else { return reject(.excluded) }
         let link = self.link(device: d, node: Int32(n))
-        links.add(link: link, rssi: Double(reading.rssi) + geometry.nodes[n].rxAdj, at: reading.t)
-        if let tx = reading.tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
-        if reading.t > devices[d].lastReading { devices[d].lastReading = reading.t }
+        links.add(link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, at: t)
+        if let tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
+        if t > devices[d].lastReading { devices[d].lastReading = t }
         if !devices[d].isQueued {
             devices[d].isQueued = true
             queue.append(Int32(d))
@@ -121,7 +140,7 @@ public final class Engine {
         return false
     }
 
-    private func intern(_ id: String) -> Int32? {
+    private func intern(_ id: String, hash: Int) -> Int32? {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
         let excluded = site.excludeDevices.contains { globMatches($0[...], id[...]) }
@@ -135,7 +154,7 @@ public final class Engine {
             devices.append(state)
             index = Int32(devices.count - 1)
         }
-        deviceIndex[id] = index
+        ids.insert(index, hash: hash) { devices[Int($0)].id }
         return index
     }
 
@@ -144,7 +163,8 @@ public final class Engine {
     func forget(device d: Int) {
         let state = devices[d]
         for l in state.links { freeLinks[Int(links.node[Int(l)])].append(l) }
-        deviceIndex.removeValue(forKey: state.id)
+        var id = state.id
+        id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) { devices[Int($0)].id } }
         forgottenIds.append(state.id)
         devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, excluded: false,
                                  track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed))
@@ -157,5 +177,102 @@ public final class Engine {
         let l = freeLinks[Int(n)].popLast() ?? links.make(node: n)
         devices[d].links.append(l)
         return l
+    }
+}
+
+/// An open-addressing table from device ids (their UTF-8 bytes) to device indices.
+///
+/// A `[String: Int32]` needs a `String` to look up, which a reading decoded straight from a
+/// payload does not have: making one per reading was most of the aggregator's allocations.
+/// The hash is Swift's seeded `Hasher`, so ids chosen to collide cannot be precomputed.
+/// The ids themselves stay in the engine's `DeviceState`s; `key` reads them.
+struct DeviceIds {
+    private static let empty: Int32 = -1, deleted: Int32 = -2
+    private var slots = [Int32](repeating: -1, count: 1024)
+    private var tags = [UInt32](repeating: 0, count: 1024)
+    /// Live entries, and live plus deleted (probe chains end only at empty slots).
+    private(set) var count = 0
+    private var used = 0
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var h = Hasher()
+        h.combine(bytes: bytes)
+        return h.finalize()
+    }
+
+    func find(_ id: UnsafeRawBufferPointer, hash: Int, key: (Int32) -> String) -> Int32? {
+        let mask = slots.count - 1
+        let tag = UInt32(truncatingIfNeeded: hash >> 32)
+        var i = hash & mask
+        while true {
+            let d = slots[i]
+            if d == Self.empty { return nil }
+            if d >= 0, tags[i] == tag, Self.equal(key(d), id) { return d }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Adds `index` (its id not in the table).
+    mutating func insert(_ index: Int32, hash: Int, key: (Int32) -> String) {
+        if (used + 1) * 2 > slots.count { rehash(capacity: count * 4 >= slots.count ? slots.count * 2 : slots.count, key: key) }
+        let mask = slots.count - 1
+        var i = hash & mask
+        while slots[i] >= 0 { i = (i + 1) & mask }
+        if slots[i] == Self.empty { used += 1 }
+        slots[i] = index
+        tags[i] = UInt32(truncatingIfNeeded: hash >> 32)
+        count += 1
+    }
+
+    mutating func remove(_ id: UnsafeRawBufferPointer, hash: Int, key: (Int32) -> String) {
+        let mask = slots.count - 1
+        let tag = UInt32(truncatingIfNeeded: hash >> 32)
+        var i = hash & mask
+        while slots[i] != Self.empty {
+            let d = slots[i]
+            if d >= 0, tags[i] == tag, Self.equal(key(d), id) {
+                slots[i] = Self.deleted
+                count -= 1
+                return
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    private mutating func rehash(capacity: Int, key: (Int32) -> String) {
+        let old = slots
+        slots = [Int32](repeating: Self.empty, count: capacity)
+        tags = [UInt32](repeating: 0, count: capacity)
+        count = 0
+        used = 0
+        for d in old where d >= 0 {
+            var id = key(d)
+            let hash = id.withUTF8 { Self.hash(UnsafeRawBufferPointer($0)) }
+            let mask = capacity - 1
+            var i = hash & mask
+            while slots[i] != Self.empty { i = (i + 1) & mask }
+            slots[i] = d
+            tags[i] = UInt32(truncatingIfNeeded: hash >> 32)
+            count += 1
+            used += 1
+        }
+    }
+
+    private static func equal(_ a: String, _ b: UnsafeRawBufferPointer) -> Bool {
+        var a = a
+        return a.withUTF8 { x in
+            guard x.count == b.count else { return false }
+            var i = 0
+            while i + 8 <= x.count {
+                let p = UnsafeRawBufferPointer(x).loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if p != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i += 8
+            }
+            while i < x.count {
+                if x[i] != b[i] { return false }
+                i += 1
+            }
+            return true
+        }
     }
 }

@@ -8,6 +8,12 @@ public struct JSONScanner {
 
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    /// A scanner at `offset` of `bytes` (to read a value again).
+    init(_ bytes: UnsafeRawBufferPointer, offset: Int) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
     public var isAtEnd: Bool { mutating get { skipWhitespace(); return offset >= bytes.count } }
 
     @inlinable @inline(__always)
@@ -30,13 +36,22 @@ public struct JSONScanner {
         return byte(at: offset)
     }
 
+    @inline(__always)
     public mutating func expect(_ c: UInt8) throws(JSONError) {
+        // Compact JSON (what edges send) has `c` right here: no whitespace loop, no optional.
+        if offset < bytes.count && bytes[offset] == c { offset += 1; return }
+        try expectAfterWhitespace(c)
+    }
+
+    private mutating func expectAfterWhitespace(_ c: UInt8) throws(JSONError) {
         guard peek() == c else { throw error("expected '\(Character(Unicode.Scalar(c)))'") }
         offset += 1
     }
 
     /// Consumes `c` if it is next.
+    @inline(__always)
     public mutating func consume(_ c: UInt8) -> Bool {
+        if offset < bytes.count && bytes[offset] == c { offset += 1; return true }
         guard peek() == c else { return false }
         offset += 1
         return true
@@ -72,6 +87,16 @@ public struct JSONScanner {
         // (ids, addresses) are most of a batch's bytes.
         let start = offset
         var i = start
+        // Eight bytes at a time while none of them ends the string, starts an escape or is
+        // a control character (SWAR: a byte equal to the quote or backslash, or below 0x20).
+        while i + 8 <= bytes.count {
+            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = w ^ 0x2222_2222_2222_2222, slash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((w &- 0x2020_2020_2020_2020) & ~w)
+            if special & highs != 0 { break }
+            i += 8
+        }
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {

@@ -1,0 +1,133 @@
+/// A batch's header: everything but its readings.
+public struct BatchHeader: Sendable, Equatable {
+    public var node: String
+    public var seq: UInt64
+    public var t: Double
+    public init(node: String, seq: UInt64, t: Double) { self.node = node; self.seq = seq; self.t = t }
+}
+
+/// One reading as it stands in a batch's bytes: the id is a range of the payload, so
+/// decoding a reading allocates nothing. The address is checked but not kept (the engine
+/// does not use it; `Batch.decode` still returns it).
+public struct BatchReading: Sendable, Equatable {
+    /// Offset and length of the id's bytes between its quotes.
+    public var idStart: Int32
+    public var idCount: Int32
+    /// The id's bytes are the id: ASCII without escapes. Otherwise `id(in:)` resolves them.
+    public var idIsPlain: Bool
+    public var rssi: Int16
+    /// Measured power at 1 m, or `BatchReading.noTx`.
+    public var tx: Int16
+    public var t: Double
+    public var kind: ReadingKind
+
+    public static let noTx = Int16.min
+
+    /// The id's bytes in `payload` (the payload the reading was decoded from).
+    @inlinable
+    public func idBytes(in payload: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: payload[Int(idStart)..<Int(idStart + idCount)])
+    }
+
+    /// The id as a `String`, escapes resolved and invalid UTF-8 repaired as `Batch.decode` does.
+    public func id(in payload: UnsafeRawBufferPointer) -> String {
+        let raw = idBytes(in: payload)
+        guard !idIsPlain else { return String(decoding: raw, as: UTF8.self) }
+        var s = JSONScanner(payload, offset: Int(idStart) - 1)
+        return (try? s.string()) ?? String(decoding: raw, as: UTF8.self)
+    }
+
+    /// The reading as `Batch.decode` makes it, without the address.
+    public func reading(in payload: UnsafeRawBufferPointer) -> Reading {
+        Reading(id: id(in: payload), rssi: Int(rssi), tx: tx == Self.noTx ? nil : Int(tx), t: t, kind: kind)
+    }
+}
+
+extension Batch {
+    /// Decodes a SPEC §2 batch as `decode` does (the same checks, errors and counts of bad
+    /// readings) into `readings`, which is emptied first and reused: no allocation per reading.
+    public static func decodeRaw(_ bytes: UnsafeRawBufferPointer, into readings: inout [BatchReading],
+                                 badReadings: inout Int) throws(PayloadError) -> BatchHeader {
+        guard bytes.count <= maxPayloadBytes else { throw PayloadError(.oversized, "payload of \(bytes.count) bytes") }
+        readings.removeAll(keepingCapacity: true)
+        var scanner = JSONScanner(bytes)
+        var version: Int64?, node: String?, seq: Int64?, t: Double?
+        var skipped = 0
+        do throws(JSONError) {
+            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
+                if keyEquals(key, "v") { version = try s.integer() }
+                else if keyEquals(key, "node") { node = try s.string() }
+                else if keyEquals(key, "seq") { seq = try s.integer() }
+                else if keyEquals(key, "t") { t = try s.double() }
+                else if keyEquals(key, "readings") {
+                    try s.array { (s: inout JSONScanner) throws(JSONError) in
+                        guard readings.count < maxReadings else { throw s.error("more than \(maxReadings) readings") }
+                        if let r = try BatchReading.decode(&s) { readings.append(r) } else { skipped += 1 }
+                    }
+                } else { try s.skipValue() }
+            }
+            guard scanner.isAtEnd else { throw scanner.error("trailing bytes") }
+        } catch {
+            throw PayloadError(error.message.hasPrefix("more than") ? .oversized : .malformed, error.description)
+        }
+        guard let version else { throw PayloadError(.malformed, "missing \"v\"") }
+        guard version == Int64(Batch.version) else { throw PayloadError(.version, "batch version \(version)") }
+        guard let node, !node.isEmpty else { throw PayloadError(.malformed, "missing \"node\"") }
+        guard let seq, seq >= 0 else { throw PayloadError(.malformed, "missing or negative \"seq\"") }
+        guard let t, t.isFinite, t > 0 else { throw PayloadError(.malformed, "missing or bad \"t\"") }
+        badReadings += skipped
+        return BatchHeader(node: node, seq: UInt64(seq), t: t)
+    }
+}
+
+extension BatchReading {
+    /// As `Reading.decode`: `nil` for well-formed JSON that is not a valid reading.
+    static func decode(_ s: inout JSONScanner) throws(JSONError) -> BatchReading? {
+        var idStart = 0, idCount = -1, idIsPlain = true, idValid = true
+        var rssi: Int64?, tx: Int64?, t: Double?, kind: ReadingKind?
+        var valid = true
+        try s.object { (s: inout JSONScanner, key) throws(JSONError) in
+            if keyEquals(key, "id") {
+                let quote = s.offset
+                let raw = try s.rawString()
+                idStart = raw.baseAddress! - s.bytes.baseAddress!
+                idCount = raw.count
+                idIsPlain = true
+                for b in raw where b >= 0x80 || b == UInt8(ascii: "\\") { idIsPlain = false; break }
+                idValid = true
+                if !idIsPlain {
+                    // Escapes must be valid (a bad one makes the batch malformed, as `string()`
+                    // does) and the resolved id must fit the limits.
+                    var again = JSONScanner(s.bytes, offset: quote)
+                    let id = try again.string()
+                    idValid = !id.isEmpty && id.utf8.count <= Reading.maxIdBytes
+                }
+            }
+            else if keyEquals(key, "rssi") { rssi = try s.integer() }
+            else if keyEquals(key, "t") { t = try s.double() }
+            else if keyEquals(key, "kind") {
+                let raw = try s.rawString()
+                kind = ReadingKind(rawBytes: raw)
+                if kind == nil { valid = false }
+            }
+            else if keyEquals(key, "tx") { tx = s.null() ? nil : try s.integer() }
+            else if keyEquals(key, "mac") {
+                if !s.null() {
+                    let quote = s.offset
+                    let raw = try s.rawString()
+                    if raw.contains(UInt8(ascii: "\\")) {
+                        var again = JSONScanner(s.bytes, offset: quote)
+                        _ = try again.string()
+                    }
+                }
+            }
+            else { try s.skipValue() }
+        }
+        guard valid, idValid, idCount > 0, let rssi, Batch.rssiRange.contains(rssi),
+              let t, t.isFinite, t > 0, let kind else { return nil }
+        if idIsPlain && idCount > Reading.maxIdBytes { return nil }
+        if let tx, !(-127...20).contains(tx) { return nil }
+        return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, rssi: Int16(rssi),
+                          tx: tx.map { Int16($0) } ?? noTx, t: t, kind: kind)
+    }
+}
