@@ -7,7 +7,7 @@ import Foundation
 ///     whereabouts-bench --smoke         the whole suite at toy sizes, to check it still works
 ///                                       (`make test` runs this); writes nothing unless --out
 ///     whereabouts-bench --only NAME     one bench: decoder, storage, engine, edge, e2e,
-///                                       memory, scaling, profile
+///                                       storage-cost, memory, scaling, profile
 ///     --out FILE                        where the table goes ('-': nowhere)
 ///     --bin DIR                         where the whereabouts executables are (default: beside this one)
 ///     --rates R1,R2,…  --devices N  --nodes N   override the ladder and the load's shape
@@ -21,7 +21,7 @@ struct BenchPlan {
     var bin: String
     var problem: String?
 
-    static let names = ["decoder", "storage", "engine", "edge", "e2e", "memory", "scaling", "profile"]
+    static let names = ["decoder", "storage", "engine", "edge", "e2e", "storage-cost", "memory", "scaling", "profile"]
 
     init(arguments: [String]) {
         bin = (CommandLine.arguments[0] as NSString).deletingLastPathComponent

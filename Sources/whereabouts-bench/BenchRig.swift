@@ -24,7 +24,10 @@ final class BenchRig {
     let clock: EventClock
 
     /// - Parameter wrapper: a command to run the aggregator under (valgrind), or empty.
-    init(bin: String, nodes: Int, devices: Int, subscriber withSubscriber: Bool, wrapper: [String] = [], speed: Double = 1) throws {
+    /// - Parameter storage: false runs the aggregator with `--db none` (no SQLite at all;
+    ///   without `--db` it would use the site's `storage.path`).
+    init(bin: String, nodes: Int, devices: Int, subscriber withSubscriber: Bool, wrapper: [String] = [], speed: Double = 1,
+         storage: Bool = true) throws {
         directory = NSTemporaryDirectory() + "whereabouts-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         site = BenchSite(nodes: nodes)
@@ -33,7 +36,7 @@ final class BenchRig {
         httpPort = try freePort()
         _ = FileManager.default.createFile(atPath: directory + "/aggregator.log", contents: nil)
         let log = FileHandle(forWritingAtPath: directory + "/aggregator.log")
-        let arguments = ["--site", sitePath, "--broker", broker.url, "--db", directory + "/tracks.db",
+        let arguments = ["--site", sitePath, "--broker", broker.url, "--db", storage ? directory + "/tracks.db" : "none",
                          "--http", "127.0.0.1:\(httpPort)", "--no-discovery", "--client-id", "bench-aggregator"]
         let executable = bin + "/whereabouts-aggregator"
         // libfaketime is preloaded into a child of `timeout` (which passes on SIGTERM): exec'd

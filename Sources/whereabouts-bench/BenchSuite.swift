@@ -39,6 +39,8 @@ func runBenchSuite(_ plan: BenchPlan) {
         figures.endToEnd = result.0
         figures.latency = result.1
     }
+    figures.storageCost = attempt("storage-cost", log) { try measureStorageCost(plan, log: log) }
+    if let s = figures.storageCost { log(s.summary) }
     // Just fast enough to age the site 10 simulated minutes within the wall limit: every
     // advert is a position solve here, so faster would test the engine, not memory.
     let memoryRate = plan.smoke ? 2_000 : scale.simulatedSeconds * Double(scale.devices * 4) / scale.advertPeriod / scale.memoryWallLimit

@@ -9,6 +9,7 @@ struct SuiteFigures {
     var edge: EdgeFigures?
     var endToEnd: EndToEndResult?
     var latency: LatencyResult?
+    var storageCost: StorageCostResult?
     var memory: MemoryFigures?
     var scaling: [ScalingRow] = []
     var seconds = 0.0
@@ -51,6 +52,7 @@ struct SuiteFigures {
         if let points = number("storage", before: " track points written/s") {
             rows.append(Row(item: "—", what: "storage: track points written to SQLite", figure: "\(thousands(points))/s", bar: "—", met: nil))
         }
+        rows.append(storageCostRow)
         return rows
     }
 
@@ -71,6 +73,16 @@ struct SuiteFigures {
                             bar: "p99 < 5 ms", met: l.p99.map { $0 < 0.005 }))
         }
         return rows
+    }
+
+    /// Issue 5: ingest with SQLite against without, same run (StorageCostBench.swift).
+    private var storageCostRow: Row {
+        let what = "storage cost: highest rate kept up with, SQLite on vs off (same run)"
+        guard let s = storageCost, let cost = s.cost else { return Row(item: "—", what: what, figure: "n/a", bar: "< 10 % of ingest throughput", met: nil) }
+        return Row(item: "—", what: what,
+                   figure: "\(decimal(cost * 100, 1)) % (on \(thousands(s.limitWith))/s, off \(thousands(s.limitWithout))/s"
+                       + (s.cpuPerReading.map { "; CPU per reading \(decimal($0.with, 2)) vs \(decimal($0.without, 2)) µs" } ?? "") + ")",
+                   bar: "< 10 % of ingest throughput", met: s.met)
     }
 
     private var memoryRows: [Row] {

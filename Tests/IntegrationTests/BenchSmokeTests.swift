@@ -44,6 +44,8 @@ import Testing
         // The edge's CPU over a 2 s toy replay may round to zero clock ticks, but it must be measured.
         #expect(Self.figure(in: written, item: "2", what: "edge CPU") != nil, "no edge figure in:\n\(output)")
         #expect(output.contains("mosquitto_sub"), "the ladder ran without mosquitto_sub:\n\(output)")
+        // Storage on versus off: a percentage (which may be 0 at toy rates both keep up with).
+        #expect(Self.figure(in: written, item: "—", what: "storage cost") != nil, "no storage cost figure in:\n\(output)")
     }
 
     /// The first number in the figure column of the row for `item` whose text starts with `what`.
