@@ -14,6 +14,11 @@ struct Multilateration: Locator {
     /// Huber threshold in units of `sigma`.
     var huber = 1.5
     var iterations = 20
+    /// The warm start is kept when its mean robust cost per node is below this (0.5 is a node
+    /// off by one `sigma`)…
+    var warmCost = 0.3
+    /// …and it ended within this many metres of the prediction.
+    var warmReach = 0.5
 
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
@@ -24,15 +29,32 @@ struct Multilateration: Locator {
         }
         var problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
         if let h = site.deviceHeight { problem.height = site.floors[floor].min.z + h }
-        let searched = site.grids.indices.contains(floor) ? site.grids[floor].best(obs, problem: problem) : nil
-        let start = site.clamp(hint ?? searched ?? FewNodes.centroidOfStrongest(obs), floor: floor)
-        var best = solve(problem, &obs, from: start, site: site, tracked: hint != nil)
-        // The track's basin may be the wrong one: when the grid's best cell lies elsewhere,
-        // solve from there too and keep whichever fits better.
-        if hint != nil, let searched, distance(searched, best.x) > 1 {
-            let other = solve(problem, &obs, from: site.clamp(searched, floor: floor), site: site, tracked: true)
-            if other.cost < best.cost { best = other }
+        // A warm start: when the solve from the track's prediction ends near it and fits well,
+        // the global search is skipped (it is most of a solve's cost on a big floor).
+        var best: (x: Point3, cost: Double)?
+        if let hint {
+            let start = site.clamp(hint, floor: floor)
+            let warm = solve(problem, &obs, from: start, site: site, tracked: true)
+            if warm.cost < warmCost * Double(obs.count), distance(warm.x, start) < warmReach {
+                problem.refreshWalls(&obs, at: warm.x, site: site)
+                return problem.fix(obs, at: warm.x, cost: warm.cost)
+            }
+            best = warm
         }
+        let searched = site.grids.indices.contains(floor) ? site.grids[floor].best(obs, problem: problem) : nil
+        if var found = best {
+            // The track's basin may be the wrong one: when the grid's best cell lies elsewhere,
+            // solve from there too and keep whichever fits better.
+            if let searched, distance(searched, found.x) > 1 {
+                let other = solve(problem, &obs, from: site.clamp(searched, floor: floor), site: site, tracked: true)
+                if other.cost < found.cost { found = other }
+            }
+            best = found
+        } else {
+            best = solve(problem, &obs, from: site.clamp(searched ?? FewNodes.centroidOfStrongest(obs), floor: floor),
+                         site: site, tracked: false)
+        }
+        guard let best else { return nil }
         problem.refreshWalls(&obs, at: best.x, site: site)
         return problem.fix(obs, at: best.x, cost: best.cost)
     }

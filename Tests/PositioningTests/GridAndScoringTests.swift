@@ -31,6 +31,28 @@ struct GridSearchTests {
                                                         hint: Point3(1, 0.5, 1.2)))
         #expect(distance(fix.position, truth) < 0.05, "\(fix.position)")
     }
+
+    @Test func aPredictionThatFitsIsKeptWithoutTheGlobalSearch() throws {
+        // The prediction is 0.3 m off and the readings are exact: the warm start ends on the
+        // device with no cost, so the solve returns it without searching the grid (whose
+        // tables are emptied here, so a search could not have found it).
+        let site = twoRoomSite()
+        let truth = Point3(7.5, 2.2, 1.2)
+        var geometry = Self.geometry(site)
+        geometry.grids[0].loss = [Float](repeating: 0, count: geometry.grids[0].loss.count)
+        var obs = exactObservations(site, at: truth)
+        let fix = try #require(Multilateration().locate(&obs, floor: 0, site: geometry, model: PathLoss(exponent: 2.5),
+                                                        hint: Point3(7.2, 2.2, 1.2)))
+        #expect(distance(fix.position, truth) < 0.05, "\(fix.position)")
+        #expect(fix.cost < 1e-6)
+        // Without the warm start the emptied grid sends the second solve elsewhere; the better
+        // fit still wins, so the answer is the same.
+        var cold = Multilateration()
+        cold.warmCost = 0
+        var again = exactObservations(site, at: truth)
+        let other = try #require(cold.locate(&again, floor: 0, site: geometry, model: PathLoss(exponent: 2.5), hint: Point3(7.2, 2.2, 1.2)))
+        #expect(distance(other.position, truth) < 0.05)
+    }
 }
 
 struct ScoringTests {
