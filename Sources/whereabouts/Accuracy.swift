@@ -18,6 +18,8 @@ let accuracyCommand = Command(
         .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
         .value("trace", "DIR", help: "Write each real walk's and each scenario's updates and truth as CSV files here."),
         .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
+        .value("reseeded", "COUNT", help: "Also run each scenario with its seed plus 1 … COUNT (nothing was tuned on those); 0 skips.",
+               default: "1"),
     ],
     discussion: """
         Every locator (default, nearest, nelder-mead) runs on the same readings in the same run.
@@ -38,6 +40,15 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             let runs = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
                                          pictures: args.string("pictures"), trace: args.string("trace"))
             markdown += simulatedMarkdown(runs) + "\n"
+            let count = try args.int("reseeded", in: 0...20) ?? 1
+            if count > 0 {
+                var reseeded: [(offset: UInt64, runs: [ScenarioAccuracy])] = []
+                for offset in 1...UInt64(count) {
+                    reseeded.append((offset, try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites",
+                                                               step: step, pictures: nil, seedOffset: offset)))
+                }
+                markdown += reseededMarkdown(reseeded) + "\n"
+            }
         }
         let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         if dir != "none" {
@@ -76,14 +87,16 @@ func philotuxoRows(dir: String, step: Double, trace: String?) throws -> [Accurac
 /// Every scenario in `scenarios` simulated in memory on the site of the same name, through
 /// every locator; pictures written to `pictures` when given.
 func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?,
-                   trace: String? = nil) throws -> [ScenarioAccuracy] {
+                   trace: String? = nil, seedOffset: UInt64 = 0) throws -> [ScenarioAccuracy] {
     let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
     var runs: [ScenarioAccuracy] = []
     for file in files {
         let name = String(file.dropLast(".yaml".count))
         let site = try loadSite(path: "\(sites)/\(name).yaml")
         let decoded = try loadScenario(path: "\(scenarios)/\(file)")
-        let (prepared, problems) = Simulation.prepare(site: site, scenario: decoded.scenario)
+        var scenario = decoded.scenario
+        scenario.seed &+= seedOffset
+        let (prepared, problems) = Simulation.prepare(site: site, scenario: scenario)
         guard let simulation = prepared, decoded.errors.isEmpty else {
             throw ScenarioFileError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
         }
@@ -93,7 +106,7 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         var options = EngineOptions()
         options.updateInterval = step
         let run = ScenarioAccuracy(name: name, site: site, readings: try memory.readings(), truth: truth, options: options)
-        printError("\(name): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
+        printError("\(name)\(seedOffset > 0 ? " (seed + \(seedOffset))" : ""): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
         if let pictures {
             for (picture, svg) in run.pictures(truth: truth) {
                 try svg.write(toFile: "\(pictures)/\(picture).svg", atomically: true, encoding: .utf8)
@@ -188,7 +201,8 @@ func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
     out += "Calibration: path-loss exponent, reference power and one offset per receiver, fitted by least squares\n"
     out += "**leave-one-walk-out** (each walk is measured with a calibration fitted only on the other walks).\n"
     out += "The engine runs with its defaults (window 3 s, 6 dB residual scale, Huber at 1.5, motion noise 0.05,\n"
-    out += "a soft height prior at 1.2 m above the floor, the global grid search, reference power learned over 120 s);\n"
+    out += "a soft height prior at 1.2 m above the floor, the warm start or else the global grid search, reference power\n"
+    out += "learned over 120 s);\n"
     out += "those were settled while exploring\n"
     out += "these same five walks and the simulated sites above, so unlike the calibration they are **not** held out.\n"
     out += "The beacon here is carried at about 1.8 m; the prior stays at the engine's 1.2 m default, not the dataset's height.\n"
@@ -225,9 +239,11 @@ let accuracyPreamble = """
     figure below comes from that one run. Pictures of true versus estimated tracks are in `docs/accuracy/`.
 
     The default locator: per-node RSSI over a 3 s window (Hampel-filtered mean), a robust (Huber) fit in dB of
-    the log-distance model with walls, by Levenberg–Marquardt started from the track's prediction **and** from
-    the best cell of a global search over a grid of the floor (path loss to every cell tabulated once, walls
-    included), keeping whichever fits better; a soft prior holds the height near 1.2 m above the floor; each
+    the log-distance model with walls, by Levenberg–Marquardt. A tracked device is solved first from the track's
+    prediction (a warm start); when that solve ends within 0.5 m of the prediction with a mean robust cost below
+    0.3 per node, it is the fix. Otherwise (and for a device without a track) a global search over a grid of the
+    floor (path loss to every cell tabulated once, walls included) finds the best cell, the solver starts from it
+    too, and whichever solve fits better is kept. A soft prior holds the height near 1.2 m above the floor; each
     device's reference power is corrected by the mean residual of its fixes over about two minutes (forgotten
     when it goes away); a floor that three or more nodes fix beats a one- or two-node fit elsewhere; a
     constant-velocity Kalman filter with a speed cap tracks the fixes. Rooms change by accumulated evidence (a
@@ -238,22 +254,59 @@ let accuracyPreamble = """
     after a start or an away waits for three agreeing solves or one confident fix. `nearest` and `nelder-mead`
     go through the same room logic; only the locator differs.
 
-    What was tuned on what: the path-loss calibration of the real walks is fitted leave-one-walk-out. Nothing
-    else is held out: the grid search, the height prior, the room evidence (threshold, drift, the node term),
-    the reference-power learning (its two-minute time constant was chosen so the real walk straight_03 stays
-    ahead of nelder-mead; 30 s scores slightly better on the simulated sites) and the engine's other defaults
-    were chosen by looking at all five real walks and at the four simulated scenarios below, which are also
-    what is scored, and at the unit tests (the room threshold and drift are the smallest that keep a device on
-    a wall line under 6 dB of noise from flipping for an hour). Tried and dropped on these data: a
-    delayed-measurement Kalman update (the window's lag), a longer link history, a failed-track restart, larger
-    room margins or dwells, a stronger node term (2 m at 6 dB: fewer errors on the simulated flat, but a device
-    behind a wall next to the other room's node flips). Not tried yet: a room HMM over doors, and still-device
-    detection with longer averaging; the remaining position error of still devices is mostly a steady bias
-    (shadowing fixed in space, the carrier's body, receiver offsets), which no averaging removes. Most of the
-    office's corridor_west → corridor_east confusions are one tag (`…-10-6`) that stands, from its last walk to
-    the end, exactly on x = 28 m, the line the two corridor rooms share, which the truth assigns to corridor_west
-    and the engine (having walked in from the east) keeps as corridor_east; the scoring counts them as errors.
+    What was tuned on what. The path-loss calibration of the real walks is fitted leave-one-walk-out. The
+    warm start's two limits (0.3 per node, 0.5 m) were chosen on the four scenarios below with their committed
+    seeds and with a second set of seeds (the committed ones prefixed with 77), and on the five real walks:
+    they are the loosest tried that kept every figure within a few centimetres of the cold search (looser
+    limits were faster still, 1.65 M readings/s at 0.5 per node and 1 m, but cost 0.1 m of median on the house,
+    and that one 1.3 room flips an hour in the office). The section "The same scenarios on other seeds" (seed + 1) was run only after that choice and nothing
+    was tuned on it. Everything else (the grid search, the height prior, the room evidence, the reference-power
+    learning, whose two-minute time constant was chosen so the real walk straight_03 stays ahead of
+    nelder-mead, and the engine's other defaults) was chosen earlier by looking at all five real walks and at
+    the four scenarios on their committed seeds, which are also what is scored, and at the unit tests (the room
+    threshold and drift are the smallest that keep a device on a wall line under 6 dB of noise per reading
+    from flipping for an hour). Scoring: a true position exactly on the line two rooms share (the office's
+    kitchenette stop at x = 28 m, between corridor_west and corridor_east) belongs to both rooms, so either
+    counts as right; before that rule the office showed 5.0 % room errors, 1,729 of them on that line.
+
+    Tried and dropped, with what they did (make accuracy on the committed seeds unless said):
+    - **Room evidence from the fit itself** (the grid search keeping each room's best robust cost, and the room
+      where the readings fit better gaining up to 1.5 m a second, full at a cost difference of 1.5): room errors
+      flat 9.1 → 3.5 %, house 1.4 → 1.1 %, reference 1.6 → 1.1 % (every bar met on the reference's committed
+      seed), door delays 0.9–1.9 s shorter; on the second set of seeds reference 1.6 → 1.0 %, flat 2.1 → 2.3 %.
+      But the unit test's device standing
+      exactly on a wall line, with 6 dB of independent noise on each reading, then flipped 187 times in six
+      device-hours (2 without it): the fit difference between the two rooms is noise there, and it is no smaller
+      than the signal that fixed the flat (a device 1.5 m inside the living room whose fit favours it by only
+      0.3 ± 0.35 a solve). A dead zone on the difference (1–2), averaging it over 3–20 s, using it only while the
+      track moves (0.3–1.0 m/s), a higher drift (1.1–1.5 m) or threshold (3–4 m·s) each either lost most of the
+      gain (the variants that stayed at 2 flips) or flipped 4–45 times in six hours. It also needs the grid search the warm start
+      skips. Not kept: the SPEC's flip bar comes first.
+    - **Weights that fall with the implied distance** (a node's weight × min(1, d₀ / d), d₀ = 2–4 m): real walks
+      worse (straight_01 1.02 → 1.30–1.36 m, straight_03 1.52 → 1.90–2.14 m), house room errors 1.4 → 1.9–6.2 %.
+    - **Receiver offsets learned per node** from every device's residuals at its fixes (less the fix's mean):
+      it learns the shadowing where devices stand still; at a gain of 0.002–0.01 per fix the reference median went
+      0.47 → 0.82–0.84 m and the office's 1.20 → 1.58–1.68 m.
+    - **A recency-weighted RSSI window** (weights e^(−age/τ), τ = 1–2 s): shorter door delays, but for every
+      locator alike (they share the smoothing), so the default gains nothing on the baselines.
+    - **More process noise in the tracker** (0.2–1.0 instead of 0.05): door delays up to 0.4 s shorter, medians
+      0.02–0.08 m worse. (At 30 and above the covariance update diverges; the default is far from that.)
+    - Earlier: a delayed-measurement Kalman update (the window's lag), a longer link history, a failed-track
+      restart, larger room margins or dwells, a stronger node term (2 m at 6 dB: fewer errors on the simulated
+      flat, but a device behind a wall next to the other room's node flips).
+
+    What the bars need that this engine cannot give. Median < 0.5 m and p95 < 1.2 m on the flat, the house and
+    the office: their scenarios put 4 dB of log-normal shadowing, fixed in space, on every link, a carrier's body
+    (up to 6 dB, by heading) and 2 dB of receiver offset; with a path-loss exponent of 2.7–3, 4 dB alone puts
+    a node's implied range off by a factor of 10^(4/27…4/30) ≈ 1.4, and with nodes 4–9 m apart the fit of a
+    still device carries a steady bias of about a metre that no averaging removes. The reference's 0.47 m median
+    is partly its committed seed: on seed + 1 it is about 1 m (section below). The flat's room errors are one
+    stay (902 of about 1,100 wrong updates): Jane's phone at (2, 3.5) for ten minutes, tracked about 0.2 m inside
+    the living room's wall to the bedroom, comes in from the hall along that wall; both rooms gather evidence and
+    the bedroom's reaches the threshold first, and the position alone never gathers the evidence to come back.
+    The fit term above fixes it but cannot be kept. The door delays that keep the default
+    behind `nearest` on room errors (reference, house) are the window's and the track's lag (the position
+    crosses a door 1–2 s after the device), against `nearest`, whose position jumps to the other node.
 
 
     """
-

@@ -37,7 +37,8 @@ public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
     var out = "## Simulated sites\n\n"
     out += "Each scenario in `tools/scenarios/` is simulated on its site in `tools/sites/` (seeded, so every run is the\n"
     out += "same) and its readings go through every locator in the same run. Position error is 2-D, in metres, over every\n"
-    out += "update while the device is present; room errors count updates whose room is not the true one; flips are room\n"
+    out += "update while the device is present; room errors count updates whose room is not the true one (a true position\n"
+    out += "on the line two rooms share belongs to both); flips are room\n"
     out += "enters during still periods of a minute or more (after \(fixed(SiteScore.settle, 0)) s to settle), per device-hour still;\n"
     out += "door delay is from the true crossing into a room (a stay of \(fixed(SiteScore.lasting, 0)) s or more) to the engine's\n"
     out += "enter into it (median / p90, and how many crossings got no enter within \(fixed(SiteScore.window, 0)) s).\n\n"
@@ -68,6 +69,33 @@ public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
     }
     out += "\n### Room confusion (default locator; rows: true room, columns: reported room; updates)\n"
     for run in runs { out += "\n**\(run.name)**\n\n" + confusionTable(run.score(.default)) }
+    return out
+}
+
+/// The main table again for the scenarios run on other seeds: the same walks and devices,
+/// another draw of shadowing, fading and receiver offsets.
+public func reseededMarkdown(_ sets: [(offset: UInt64, runs: [ScenarioAccuracy])]) -> String {
+    var out = "### The same scenarios on other seeds\n\n"
+    out += "Each scenario again with its `seed` plus the offset: the same paths, another draw of the shadowing field,\n"
+    out += "fading, losses and receiver offsets. Nothing was tuned on these runs; they show how much of each figure\n"
+    out += "above is the committed seed's luck.\n\n"
+    out += "| scenario | seed | locator | median / p90 / p95 (m) | room errors | flips / h still | door delay (s) | bars (default) |\n"
+    out += "|---|---|---|---|---:|---:|---|---|\n"
+    for set in sets {
+        for run in set.runs {
+            for kind in LocatorKind.allCases {
+                let s = run.score(kind)
+                var bars = ""
+                if kind == .default {
+                    let missed = run.missedBars
+                    bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
+                }
+                out += "| \(run.name) | +\(set.offset) | \(kind.rawValue) | \(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
+                    + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
+                    + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
+            }
+        }
+    }
     return out
 }
 
