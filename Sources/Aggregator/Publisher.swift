@@ -35,32 +35,32 @@ struct Publisher {
         // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
         if u.room == nil && devices[u.id] == nil { return }
         let room = u.room ?? "away"
-        var device = devices[u.id] ?? DeviceTopics(room: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id))
+        var device = devices[u.id] ?? DeviceTopics(room: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
+                                                   statePrefix: Self.statePrefix(u))
         if device.room != room {
             device.room = room
             devices[u.id] = device
             out.append(MQTTMessage(topic: device.roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
         writer.reset()
-        writer.objectStart()
-        writer.field("id", u.id)
-        writer.key("name"); if let name = u.name { writer.value(name) } else { writer.null() }
-        writer.field("room", room)
-        writer.key("floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
-        writer.key("zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
-        writer.field("x", u.x, decimals: 2)
-        writer.field("y", u.y, decimals: 2)
-        writer.field("z", u.z, decimals: 2)
-        writer.field("confidence", u.confidence, decimals: 2)
-        writer.field("fixes", u.fixes)
-        writer.key("t"); writer.time(u.t)
-        writer.key("since"); writer.time(u.since)
-        writer.key("nearest")
+        // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
+        writer.appendKeyed(device.statePrefix)
+        writer.value(room)
+        writer.key(literal: "floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
+        writer.key(literal: "zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
+        writer.key(literal: "x"); writer.value(u.x, decimals: 2)
+        writer.key(literal: "y"); writer.value(u.y, decimals: 2)
+        writer.key(literal: "z"); writer.value(u.z, decimals: 2)
+        writer.key(literal: "confidence"); writer.value(u.confidence, decimals: 2)
+        writer.key(literal: "fixes"); writer.value(u.fixes)
+        writer.key(literal: "t"); writer.time(u.t)
+        writer.key(literal: "since"); writer.time(u.since)
+        writer.key(literal: "nearest")
         if let n = u.nearest {
             writer.objectStart()
-            writer.field("node", n.node)
-            writer.field("distance", n.distance, decimals: 2)
-            writer.field("proximity", n.proximity.rawValue)
+            writer.key(literal: "node"); writer.value(n.node)
+            writer.key(literal: "distance"); writer.value(n.distance, decimals: 2)
+            writer.key(literal: "proximity"); writer.value(n.proximity.rawValue)
             writer.objectEnd()
         } else {
             writer.null()
@@ -69,12 +69,22 @@ struct Publisher {
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
     }
 
+    /// `{"id":"<id>","name":<name or null>,"room":` of a device's state payload.
+    private static func statePrefix(_ u: DeviceUpdate) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.objectStart()
+        w.field("id", u.id)
+        w.key("name"); if let name = u.name { w.value(name) } else { w.null() }
+        w.key("room")
+        return w.bytes
+    }
+
     /// Drops a forgotten device's topics. Its retained `away` room stays on the broker.
     mutating func forget(_ id: String) { devices.removeValue(forKey: id) }
 
     /// Makes the next update of every device publish its room topic again.
     mutating func forgetRooms() {
-        devices = devices.mapValues { DeviceTopics(room: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic) }
+        devices = devices.mapValues { DeviceTopics(room: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic, statePrefix: $0.statePrefix) }
     }
 
     /// `zones/<zone>/events`.
@@ -148,4 +158,5 @@ private struct DeviceTopics {
     var room: String?
     let roomTopic: String
     let stateTopic: String
+    let statePrefix: [UInt8]
 }

@@ -62,7 +62,8 @@ extension Batch {
                 else if keyEquals(key, "readings") {
                     try s.array { (s: inout JSONScanner) throws(JSONError) in
                         guard readings.count < maxReadings else { throw s.error("more than \(maxReadings) readings") }
-                        if let r = try BatchReading.decode(&s) { readings.append(r) } else { skipped += 1 }
+                        if let r = BatchReading.decodeCanonical(&s) { readings.append(r) }
+                        else if let r = try BatchReading.decode(&s) { readings.append(r) } else { skipped += 1 }
                     }
                 } else { try s.skipValue() }
             }
@@ -81,6 +82,35 @@ extension Batch {
 }
 
 extension BatchReading {
+    /// The reading as edges write it (`Reading.encode`: compact, keys in its order, plain
+    /// ASCII id and address, every field valid), read without walking keys; anything else
+    /// rewinds and returns nil for `decode`, so both paths give the same answers.
+    @inline(__always)
+    static func decodeCanonical(_ s: inout JSONScanner) -> BatchReading? {
+        let start = s.offset
+        guard let r = canonical(&s) else { s.rewind(to: start); return nil }
+        return r
+    }
+
+    private static func canonical(_ s: inout JSONScanner) -> BatchReading? {
+        guard s.consumeExactly("{\"id\":"), let id = try? s.rawString(), id.count > 0, id.count <= Reading.maxIdBytes else { return nil }
+        for b in id where b >= 0x80 || b == UInt8(ascii: "\\") { return nil }
+        if s.consumeExactly(",\"mac\":") {
+            guard let mac = try? s.rawString(), !mac.contains(UInt8(ascii: "\\")) else { return nil }
+        }
+        guard s.consumeExactly(",\"rssi\":"), let rssi = try? s.integer(), Batch.rssiRange.contains(rssi) else { return nil }
+        var tx = noTx
+        if s.consumeExactly(",\"tx\":") {
+            guard let v = try? s.integer(), (-127...20).contains(v) else { return nil }
+            tx = Int16(v)
+        }
+        guard s.consumeExactly(",\"t\":"), let t = try? s.double(), t.isFinite, t > 0,
+              s.consumeExactly(",\"kind\":"), let raw = try? s.rawString(), let kind = ReadingKind(rawBytes: raw),
+              s.consumeExactly("}") else { return nil }
+        return BatchReading(idStart: Int32(id.baseAddress! - s.bytes.baseAddress!), idCount: Int32(id.count), idIsPlain: true,
+                            rssi: Int16(rssi), tx: tx, t: t, kind: kind)
+    }
+
     /// As `Reading.decode`: `nil` for well-formed JSON that is not a valid reading.
     static func decode(_ s: inout JSONScanner) throws(JSONError) -> BatchReading? {
         var idStart = 0, idCount = -1, idIsPlain = true, idValid = true

@@ -8,6 +8,20 @@ public struct JSONScanner {
 
     public init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    /// Back to an earlier offset (a fast path that found something it does not handle).
+    mutating func rewind(to offset: Int) { self.offset = offset }
+
+    /// Consumes exactly `literal`'s bytes if they are next (no whitespace skipped).
+    @inline(__always)
+    mutating func consumeExactly(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard offset + n <= bytes.count else { return false }
+        let p = literal.utf8Start
+        for k in 0..<n where bytes[offset + k] != p[k] { return false }
+        offset += n
+        return true
+    }
+
     /// A scanner at `offset` of `bytes` (to read a value again).
     init(_ bytes: UnsafeRawBufferPointer, offset: Int) {
         self.bytes = bytes

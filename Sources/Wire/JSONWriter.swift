@@ -33,6 +33,24 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// Writes `"key":` for a key known to need no escapes (a literal): no scan, one append.
+    public mutating func key(literal key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        append(key)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Appends bytes already written by a writer (a cached prefix of a payload) ending in a
+    /// key: the next call writes that key's value.
+    public mutating func appendKeyed(_ written: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: written)
+        needsComma = false
+    }
+
     public mutating func value(_ s: String) { separate(); appendQuoted(s) }
     public mutating func value(_ v: Bool) { separate(); append(v ? "true" : "false") }
     public mutating func null() { separate(); append("null") }
@@ -81,14 +99,24 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendInteger<I: BinaryInteger>(_ v: I) {
         if v == 0 { bytes.append(UInt8(ascii: "0")); return }
-        var magnitude = v.magnitude
         if v < 0 { bytes.append(UInt8(ascii: "-")) }
-        let start = bytes.count
-        while magnitude > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
+        appendDigits(UInt64(truncatingIfNeeded: v.magnitude), count: nil)
+    }
+
+    /// `value`'s decimal digits (exactly `count` of them, zeros in front, when given) in one
+    /// append: digits are made right to left in a stack buffer, not appended one by one.
+    @inline(__always)
+    private mutating func appendDigits(_ value: UInt64, count: Int?) {
+        var v = value
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var i = 24
+            repeat {
+                i -= 1
+                buffer[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            } while (count.map { 24 - i < $0 } ?? (v > 0)) && i > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[i..<24]))
         }
-        bytes[start...].reverse()
     }
 
     private mutating func appendFixed(_ v: Double, decimals: Int, trim: Bool) {
@@ -117,12 +145,7 @@ public struct JSONWriter: Sendable {
             if digits == 0 { return }
         }
         bytes.append(UInt8(ascii: "."))
-        let start = bytes.count
-        for _ in 0..<digits {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-            fraction /= 10
-        }
-        bytes[start...].reverse()
+        appendDigits(fraction, count: digits)
     }
 
     private mutating func appendQuoted(_ s: String) {
