@@ -47,8 +47,6 @@ func merged(_ args: Arguments) throws -> [String: String] {
 
 func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
 
-// Two malloc arenas, not sixteen: see MallocTuning (docs/benchmarks.md has the figures).
-MallocTuning.apply()
 TerminationSignal.block()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let options = try merged(args)
