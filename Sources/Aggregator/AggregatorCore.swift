@@ -39,6 +39,9 @@ final class AggregatorCore {
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
+    /// Zones whose occupants changed in the message being handled: the index in `effects` of
+    /// the last event that changed each.
+    private var changedZones: [String: Int] = [:]
     /// The readings of the batch being handled (reused).
     private var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
@@ -89,11 +92,24 @@ final class AggregatorCore {
         return out
     }
 
-    /// Handles one message; `arrival` is the wall time it arrived.
-    func handle(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+    /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
+    /// batch decoded already on the network thread.
+    func handle(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch? = nil, arrival: Double,
+                into effects: inout [Effect]) {
+        route(topic: topic, payload: payload, prepared: prepared, arrival: arrival, into: &effects)
+        publishOccupancy(into: &effects)
+    }
+
+    private func route(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch?, arrival: Double,
+                       into effects: inout [Effect]) {
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
-            case "readings": readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
+            case "readings":
+                if let prepared {
+                    readings(topic: topic, prepared: prepared, payload: payload, arrival: arrival, into: &effects)
+                } else {
+                    readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
+                }
             // A node the site does not name gets no status and no metric label: anyone on the
             // broker could otherwise add `whereabouts_node_up` series without end.
             case "status" where engine.index(ofNode: node) == nil, "telemetry" where engine.index(ofNode: node) == nil:
@@ -116,17 +132,33 @@ final class AggregatorCore {
     func tick(wall: Double, into effects: inout [Effect]) {
         guard let clock = eventClock else { return }
         advance(to: clock.event + max(0, wall - clock.wall), into: &effects)
+        publishOccupancy(into: &effects)
     }
 
     /// A clean shutdown: every open visit gets its exit.
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
+        publishOccupancy(into: &effects)
+    }
+
+    private func readings(topic: String, prepared: PreparedBatch, payload: UnsafeRawBufferPointer, arrival: Double,
+                          into effects: inout [Effect]) {
+        var bad = prepared.badReadings
+        raw.removeAll(keepingCapacity: true)
+        raw.append(contentsOf: prepared.readings)
+        let result = ingest.accept(topic: topic, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
+        accepted(result, bad: bad, payload: payload, arrival: arrival, into: &effects)
     }
 
     private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
         var bad = 0
         let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, into: &raw, badReadings: &bad)
+        accepted(result, bad: bad, payload: payload, arrival: arrival, into: &effects)
+    }
+
+    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, payload: UnsafeRawBufferPointer, arrival: Double,
+                          into effects: inout [Effect]) {
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
         switch result {
         case .success(let batch):
@@ -213,14 +245,26 @@ final class AggregatorCore {
     }
 
     private func emit(_ e: ZoneEvent, into effects: inout [Effect]) {
-        var out = [publisher.event(e)]
-        if occupancy.apply(e) {
-            out.append(publisher.occupancy(zone: e.zone, devices: occupancy.devices[e.zone] ?? [], t: e.t))
-        }
+        // A zone's occupancy lists every occupant, so it is made once per message or tick,
+        // after all of that zone's events, not once per event (10,000 exits at a shutdown
+        // made 10,000 payloads of up to 10,000 ids).
+        if occupancy.apply(e) { changedZones[e.zone] = effects.count }
         metrics.zoneEvents(e.zone, e.type.rawValue).add()
         metrics.zoneDevices(e.zone).set(Double(occupancy.devices[e.zone]?.count ?? 0))
         if e.isRoom && e.type == .enter { metrics.roomChanges.add() }
-        effects.append(.event(e, out))
+        effects.append(.event(e, [publisher.event(e)]))
+    }
+
+    /// Each zone whose occupants changed gets one occupancy message, published with the last
+    /// of its events (after that event's commit, as before).
+    private func publishOccupancy(into effects: inout [Effect]) {
+        guard !changedZones.isEmpty else { return }
+        for (zone, index) in changedZones {
+            guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
+            messages.append(publisher.occupancy(zone: zone, devices: occupancy.devices[zone] ?? [], t: e.t))
+            effects[index] = .event(e, messages)
+        }
+        changedZones.removeAll(keepingCapacity: true)
     }
 
     private func status(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {

@@ -86,9 +86,25 @@ public struct Ingest: Sendable {
     public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double,
                                 into readings: inout [BatchReading], badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
         readings.removeAll(keepingCapacity: true)
-        guard let topicNode = readingsNode(topic) else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
+        guard readingsNode(topic) != nil else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
+        let decoded = Result { () throws(PayloadError) -> BatchHeader in
+            try Batch.decodeRaw(payload, into: &readings, badReadings: &badReadings)
+        }
+        return accept(topic: topic, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
+    }
+
+    /// As above for a batch decoded already (`Batch.decodeRaw`, on another thread): `readings`
+    /// are its readings, left out and re-timed here as a batch's are.
+    public mutating func accept(topic: String, decoded: Result<BatchHeader, PayloadError>, readings: inout [BatchReading],
+                                arrival: Double, badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
+        guard let topicNode = readingsNode(topic) else {
+            readings.removeAll(keepingCapacity: true)
+            return .failure(PayloadError(.malformed, "not a readings topic: \(topic)"))
+        }
         var header: BatchHeader
-        do { header = try Batch.decodeRaw(payload, into: &readings, badReadings: &badReadings) } catch {
+        switch decoded {
+        case .success(let h): header = h
+        case .failure(let error):
             readings.removeAll(keepingCapacity: true)
             return .failure(error)
         }

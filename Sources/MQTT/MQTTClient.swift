@@ -21,6 +21,9 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: @Sendable (MQTTEvent) -> Void
     private let state = Mutex(State())
     private let pending = Counter()
+    /// Runs on libmosquitto's network thread for each received message before it is queued;
+    /// its result travels as `MQTTMessage.prepared`. Set before `start()`.
+    public let prepare: (@Sendable (String, [UInt8]) -> (any Sendable)?)?
     private let pendingBytes = Counter()
     private let shed = Counter()
 
@@ -33,6 +36,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Sets up a client; nothing is sent until `start()`.
     /// - Parameter onEvent: called on `queue` for every event, in order.
     public init(_ options: MQTTOptions, queue: DispatchQueue,
+                prepare: (@Sendable (String, [UInt8]) -> (any Sendable)?)? = nil,
                 onEvent: @escaping @Sendable (MQTTEvent) -> Void) throws(MQTTError) {
         try check(libraryReady, "library init")
         guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
@@ -41,6 +45,7 @@ public final class MQTTClient: @unchecked Sendable {
         self.handle = handle
         self.options = options
         self.queue = queue
+        self.prepare = prepare
         self.onEvent = onEvent
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         try configure()
@@ -151,7 +156,13 @@ public final class MQTTClient: @unchecked Sendable {
 
     func deliver(_ event: MQTTEvent) {
         let onEvent = self.onEvent
-        guard case .message(let m) = event, options.maxPendingMessages != nil || options.maxPendingBytes != nil else {
+        guard case .message(var m) = event, options.maxPendingMessages != nil || options.maxPendingBytes != nil else {
+            if let prepare, case .message(var m) = event {
+                m.prepared = prepare(m.topic, m.payload)
+                let message = m
+                queue.async { onEvent(.message(message)) }
+                return
+            }
             queue.async { onEvent(event) }
             return
         }
@@ -165,11 +176,13 @@ public final class MQTTClient: @unchecked Sendable {
             shed.add(1)
             return
         }
-        let pending = self.pending, pendingBytes = self.pendingBytes
+        // Only messages that will be handled are prepared: shed load costs no decoding.
+        if let prepare { m.prepared = prepare(m.topic, m.payload) }
+        let message = m, pending = self.pending, pendingBytes = self.pendingBytes
         queue.async {
             pending.subtract(1)
             pendingBytes.subtract(size)
-            onEvent(event)
+            onEvent(.message(message))
         }
     }
 

@@ -4,9 +4,16 @@ public struct MQTTMessage: Sendable, Equatable {
     public var payload: [UInt8]
     public var qos: QoS
     public var retain: Bool
+    /// What the client's `prepare` made of a received message on the network thread (work
+    /// moved off the consumer's queue); not part of equality.
+    public var prepared: (any Sendable)?
 
     public init(topic: String, payload: [UInt8], qos: QoS = .atMostOnce, retain: Bool = false) {
         self.topic = topic; self.payload = payload; self.qos = qos; self.retain = retain
+    }
+
+    public static func == (a: MQTTMessage, b: MQTTMessage) -> Bool {
+        a.topic == b.topic && a.payload == b.payload && a.qos == b.qos && a.retain == b.retain
     }
 }
 

@@ -5,11 +5,23 @@
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    private let capacity: Int
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 256) {
+        self.capacity = capacity
+        bytes.reserveCapacity(capacity)
+    }
 
     public mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        // A buffer handed out as a payload is shared, so keeping its capacity allocates that
+        // much anew: after one large payload (a zone's occupancy lists every occupant) every
+        // later small one cost as much. Back to the usual size instead.
+        if bytes.capacity > 2 * capacity {
+            bytes = []
+            bytes.reserveCapacity(capacity)
+        } else {
+            bytes.removeAll(keepingCapacity: true)
+        }
         needsComma = false
     }
 

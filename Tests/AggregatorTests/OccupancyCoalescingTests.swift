@@ -1,0 +1,63 @@
+import Testing
+import Wire
+import MQTT
+@testable import Aggregator
+
+// A zone's occupancy payload lists every occupant, so the core makes one per zone per
+// message, tick or shutdown, with the last of that zone's events, not one per event.
+
+private func site() -> Site {
+    var site = Site()
+    var floor = Floor(id: "ground", name: "Ground", bounds: (Point3(0, 0, 0), Point3(10, 4, 2.5)))
+    floor.rooms = [Room(id: "hall", name: "Hall", points: [Point2(0, 0), Point2(10, 0), Point2(10, 4), Point2(0, 4)])]
+    site.floors = [floor]
+    site.zones = [Zone(id: "all", name: "All", floor: "ground", points: [Point2(0, 0), Point2(10, 0), Point2(10, 4), Point2(0, 4)])]
+    site.nodes = [Node(name: "a", point: Point3(0.3, 0.3, 2)), Node(name: "b", point: Point3(9.7, 0.3, 2)),
+                  Node(name: "c", point: Point3(9.7, 3.7, 2)), Node(name: "d", point: Point3(0.3, 3.7, 2))]
+    site.positioning.txRefDefault = -59
+    return site
+}
+
+private func batch(node: String, seq: UInt64, t: Double, devices: Int, rssi: Int) -> [UInt8] {
+    var w = JSONWriter(capacity: 1 << 16)
+    Batch(node: node, seq: seq, t: t, readings: (0..<devices).map { Reading(id: "mac:\($0)", rssi: rssi, t: t - 0.01, kind: .mac) })
+        .encode(into: &w)
+    return w.bytes
+}
+
+@Test func everyZoneGetsOneOccupancyMessageWithItsLastEvent() {
+    let topics = Topics()
+    let core = AggregatorCore(site: site(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: AggregatorMetrics())
+    var effects: [Effect] = []
+    var seq: UInt64 = 0
+    for step in 0..<20 {
+        let t = 1000 + Double(step) * 0.5
+        seq += 1
+        for (node, rssi) in [("a", -60), ("b", -62), ("c", -64), ("d", -61)] {
+            batch(node: node, seq: seq, t: t, devices: 50, rssi: rssi).withUnsafeBytes {
+                core.handle(topic: topics.nodeReadings(node), payload: $0, arrival: t, into: &effects)
+            }
+        }
+    }
+    let occupied = core.occupancy.devices.filter { !$0.value.isEmpty }
+    #expect(occupied["all"]?.count == 50)
+    effects.removeAll()
+    core.shutdown(wall: 1011, into: &effects)
+    var events = 0
+    var occupancy: [String: [MQTTMessage]] = [:]
+    var lastEventIndex: [String: Int] = [:]
+    for (i, effect) in effects.enumerated() {
+        guard case .event(let e, let messages) = effect else { continue }
+        events += 1
+        lastEventIndex[e.zone] = i
+        for m in messages where m.topic.hasSuffix("/occupancy") { occupancy[e.zone, default: []].append(m); #expect(lastEventIndex[e.zone] == i) }
+    }
+    #expect(events == occupied.values.map(\.count).reduce(0, +), "an exit per device and zone")
+    #expect(occupancy.keys.sorted() == occupied.keys.sorted())
+    for (zone, messages) in occupancy {
+        #expect(messages.count == 1, "\(zone)")
+        #expect(messages.first.map { String(decoding: $0.payload, as: UTF8.self).hasPrefix(#"{"count":0,"devices":[]"#) } == true)
+        // With the zone's last event.
+        if case .event(let e, let m) = effects[lastEventIndex[zone]!] { #expect(e.zone == zone && m.count == 2) }
+    }
+}
