@@ -25,6 +25,8 @@ final class AggregatorMetrics: Sendable {
     let residual: Histogram
     /// Seconds from a message's arrival to the last message it caused being handed to MQTT.
     let processing: Histogram
+    /// The work thread's CPU time per message: `processing` less what waiting for a core adds.
+    let processingCPU: Histogram
     let mqttReconnects: Counter
     let publishFailures: Counter
     let storageCommits: Histogram
@@ -52,6 +54,9 @@ final class AggregatorMetrics: Sendable {
                                       buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32]).labels()
         processing = registry.histogram("whereabouts_processing_seconds", "Message arrival to publish, per message.",
                                         buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()
+        processingCPU = registry.histogram("whereabouts_processing_cpu_seconds",
+                                           "CPU time of the work thread per message (processing less time without a core).",
+                                           buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()
         mqttReconnects = registry.counter("whereabouts_mqtt_reconnects_total", "Connections to the broker after the first.").labels()
         publishFailures = registry.counter("whereabouts_publish_failures_total", "Messages the MQTT client refused to send.").labels()
         storageCommits = registry.histogram("whereabouts_storage_commit_duration_seconds", "Duration of each database commit.",

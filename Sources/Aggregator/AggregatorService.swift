@@ -126,6 +126,7 @@ public final class AggregatorService: @unchecked Sendable {
         switch event {
         case .message(let m):
             let arrival = now()
+            let cpu = threadCPUTime()
             lastArrival = arrival
             effects.removeAll(keepingCapacity: true)
             let prepared = m.prepared as? PreparedBatch
@@ -133,6 +134,7 @@ public final class AggregatorService: @unchecked Sendable {
             perform()
             // Decoding on the network thread is part of a message's processing too.
             metrics.processing.observe(now() - arrival + (prepared?.seconds ?? 0))
+            metrics.processingCPU.observe(threadCPUTime() - cpu + (prepared?.cpuSeconds ?? 0))
         case .connected:
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
@@ -289,6 +291,13 @@ public final class AggregatorService: @unchecked Sendable {
 }
 
 func now() -> Double { Date().timeIntervalSince1970 }
+
+/// CPU seconds the calling thread has run.
+func threadCPUTime() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
 
 /// Lets the writer's commit hook read the writer's statistics without owning it.
 private final class WriterBox: @unchecked Sendable {

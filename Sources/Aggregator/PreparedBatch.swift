@@ -10,17 +10,19 @@ struct PreparedBatch: Sendable {
     var badReadings: Int
     /// Seconds the decoding took, counted in `whereabouts_processing_seconds` with the rest.
     var seconds: Double
+    /// CPU seconds of the decoding (on the network thread).
+    var cpuSeconds: Double
 
     /// Decodes `payload` when `topic` is a node's readings topic; nil for any other message.
     static func prepare(topic: String, payload: [UInt8], topics: Topics) -> PreparedBatch? {
         guard let (_, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else { return nil }
-        let start = now()
+        let start = now(), cpu = threadCPUTime()
         var readings: [BatchReading] = []
         readings.reserveCapacity(256)   // edges send at most 200 by default
         var bad = 0
         let decoded = payload.withUnsafeBytes { raw in
             Result { () throws(PayloadError) -> BatchHeader in try Batch.decodeRaw(raw, into: &readings, badReadings: &bad) }
         }
-        return PreparedBatch(decoded: decoded, readings: readings, badReadings: bad, seconds: now() - start)
+        return PreparedBatch(decoded: decoded, readings: readings, badReadings: bad, seconds: now() - start, cpuSeconds: threadCPUTime() - cpu)
     }
 }

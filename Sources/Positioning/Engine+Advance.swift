@@ -10,9 +10,19 @@ extension Engine {
         var kept = 0
         for i in queue.indices {
             let d = Int(queue[i])
-            if t - devices[d].lastSolve >= options.updateInterval {
+            let interval = options.updateInterval
+            let due = devices[d].lastSolve + interval
+            if t >= due {
                 solve(device: d, at: t, into: &output)
-                devices[d].lastSolve = t
+                // The device keeps its own phase: the next solve is due an interval after this
+                // one was due, not after the moment it ran. Resetting to `t` let every pause of
+                // event time (a stalled queue, a quiet moment) gather the devices due in it
+                // into one phase for good: thousands then came due in the same message, every
+                // half second. A device's first phase is spread by its index, so devices first
+                // heard together do not stay together either.
+                devices[d].lastSolve = due.isFinite
+                    ? t - (t - due).truncatingRemainder(dividingBy: interval)
+                    : t - interval * (Double(d) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
                 // Readings stamped after `t` wait for a later advance.
                 if devices[d].lastReading <= t { devices[d].isQueued = false; continue }
             }
