@@ -11,6 +11,7 @@ import Foundation
 ///     --out FILE                        where the table goes ('-': nowhere)
 ///     --bin DIR                         where the whereabouts executables are (default: beside this one)
 ///     --rates R1,R2,…  --devices N  --nodes N   override the ladder and the load's shape
+///     --no-db                           profile: run the aggregator with `--db none`
 struct BenchPlan {
     var smoke = false
     var rates: [Double]?
@@ -20,6 +21,8 @@ struct BenchPlan {
     var out: String?
     var bin: String
     var problem: String?
+    /// `--no-db`: the profile item runs the aggregator without SQLite.
+    var storage = true
 
     static let names = ["decoder", "storage", "engine", "edge", "e2e", "storage-cost", "memory", "scaling", "profile"]
 
@@ -36,6 +39,7 @@ struct BenchPlan {
             case "--rates": rates = rest.popFirst()?.split(separator: ",").compactMap { Double($0) }
             case "--devices": devices = rest.popFirst().flatMap { Int($0) }
             case "--nodes": nodes = rest.popFirst().flatMap { Int($0) }
+            case "--no-db": storage = false
             default: problem = "unknown argument \(argument)"
             }
         }

@@ -8,13 +8,15 @@ import Foundation
 /// once, then instrumentation covers exactly `readings` readings (20 nodes, 200 devices, at
 /// 4,000 readings/s so valgrind keeps up: 10 readings per position solve, the mix of the
 /// end-to-end ladder at 200,000 readings/s with 10,000 devices). Prints the total, the count
-/// per reading and the functions that cost most.
+/// per reading and the functions that cost most. `--no-db` runs it with `--db none`, to tell
+/// what storage costs (docs/storage.md).
 func runProfileBench(_ plan: BenchPlan) {
     let readings = plan.smoke ? 4_000 : 100_000
     do {
         let out = NSTemporaryDirectory() + "whereabouts-callgrind-\(getpid()).out"
         let rig = try BenchRig(bin: plan.bin, nodes: 20, devices: 200, subscriber: false,
-                               wrapper: ["/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out])
+                               wrapper: ["/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out],
+                               storage: plan.storage)
         defer { rig.stop() }
         rig.warmUp(rate: 4_000)
         try callgrindControl(["-i", "on", "\(rig.aggregator.pid)"])
@@ -32,7 +34,7 @@ func runProfileBench(_ plan: BenchPlan) {
         if let keep = plan.out { try? FileManager.default.removeItem(atPath: keep); try FileManager.default.copyItem(atPath: dump, toPath: keep) }
         let annotated = try annotate(dump)
         let total = annotated.total
-        print("profile: \(decimal(accepted, 0)) readings accepted of \(run.readings) offered under callgrind; "
+        print("profile: \(plan.storage ? "with SQLite" : "without SQLite (--db none)"); \(decimal(accepted, 0)) readings accepted of \(run.readings) offered under callgrind; "
               + "\(total) instructions, \(decimal(Double(total) / max(accepted, 1), 0)) per reading")
         for line in annotated.top.prefix(25) { print("profile: \(line)") }
     } catch {
