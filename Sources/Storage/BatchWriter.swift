@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Applies batches of queued writes to one connection, each batch one transaction.
 ///
 /// Owned by the writer thread. Device and node keys are cached so a track point costs one
@@ -12,7 +14,14 @@ final class BatchWriter {
     private let upsertNode: Statement
     private let insertHealth: Statement
     private let insertReading: Statement
+    private let begin: Statement
+    private let commit: Statement
     private var deviceKeys: [String: Int64] = [:]
+    /// Marks the keys cached in `TrackedDevice` handles: a new one on open and on rollback,
+    /// so a handle's key from a rolled-back transaction (or another writer) is never used.
+    private var epoch = BatchWriter.newEpoch()
+    private static let epochs = Atomic<Int>(0)
+    private static func newEpoch() -> Int { epochs.add(1, ordering: .relaxed).newValue }
     private var nodeKeys: [String: Int64] = [:]
     /// Latest time each device was seen in this batch: one UPDATE per device, not per point.
     private var seen: [Int64: Double] = [:]
@@ -25,6 +34,18 @@ final class BatchWriter {
     init(path: String, busyTimeout: Double) throws {
         db = try Connection(path: path, busyTimeout: busyTimeout)
         try Schema.migrator.migrate(db)
+        // The writer's own settings (WAL and synchronous = NORMAL come with the connection).
+        // A checkpoint copies the WAL into the file and syncs both: with SQLite's default of
+        // 1,000 pages a busy site checkpointed every second or so, inside a commit. 4,000 pages
+        // (16 MB of WAL at most between checkpoints) makes that a few times a minute; readers
+        // and a crash recovery read at most that much WAL. An 8 MB page cache (2 MB by default) keeps the
+        // (device, t) index's leaves of a few thousand devices in memory between commits.
+        try db.execute("PRAGMA wal_autocheckpoint = 4000")
+        try db.execute("PRAGMA cache_size = -8000")
+        try db.execute("PRAGMA temp_store = MEMORY")
+        // Compiled once: sqlite3_exec would parse them again for every batch.
+        begin = try db.prepare("BEGIN IMMEDIATE")
+        commit = try db.prepare("COMMIT")
         insertPoint = try db.prepare("""
             INSERT INTO track_points(device, t, x, y, z, floor, room, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
             """)
@@ -56,17 +77,22 @@ final class BatchWriter {
     /// Writes the whole batch or nothing.
     func write(_ batch: [Write]) throws {
         do {
-            try db.transaction {
-                for write in batch { try apply(write) }
-                for (key, t) in seen where t - (stored[key] ?? -.infinity) >= Self.lastSeenResolution {
-                    try touchDevice.bind(key, at: 1)
-                    try touchDevice.bind(t, at: 2)
-                    try touchDevice.run()
-                    stored[key] = t
-                }
+            // `IMMEDIATE` takes the write lock up front, so a busy database fails here, within
+            // the busy timeout, instead of halfway through a batch.
+            try begin.run()
+            for write in batch { try apply(write) }
+            for (key, t) in seen where t - (stored[key] ?? -.infinity) >= Self.lastSeenResolution {
+                try touchDevice.bind(key, at: 1)
+                try touchDevice.bind(t, at: 2)
+                try touchDevice.run()
+                stored[key] = t
             }
+            try commit.run()
             seen.removeAll(keepingCapacity: true)
         } catch {
+            // A failed COMMIT or a statement error can leave SQLite already rolled back.
+            db.rollbackIfOpen()
+            epoch = Self.newEpoch()
             deviceKeys.removeAll()
             nodeKeys.removeAll()
             seen.removeAll()
@@ -78,16 +104,17 @@ final class BatchWriter {
     private func apply(_ write: Write) throws {
         switch write {
         case .point(let p):
-            let device = try deviceKey(p.device, t: p.t)
-            try insertPoint.bind(device, at: 1)
-            try insertPoint.bind(p.t, at: 2)
-            try insertPoint.bind(p.x, at: 3)
-            try insertPoint.bind(p.y, at: 4)
-            try insertPoint.bind(p.z, at: 5)
-            try insertPoint.bind(p.floor, at: 6)
-            try insertPoint.bind(p.room, at: 7)
-            try insertPoint.bind(p.confidence, at: 8)
-            try insertPoint.run()
+            try insertPoint(p, device: try deviceKey(p.device, t: p.t))
+        case .trackedPoint(let handle, let p):
+            let device: Int64
+            if handle.keyEpoch == epoch {
+                device = handle.key
+                seen[device] = max(seen[device] ?? p.t, p.t)
+            } else {
+                device = try deviceKey(p.device, t: p.t)
+                (handle.key, handle.keyEpoch) = (device, epoch)
+            }
+            try insertPoint(p, device: device)
         case .visitOpened(let v):
             try bindVisit(openVisit, v)
             try openVisit.run()
@@ -116,6 +143,18 @@ final class BatchWriter {
             try insertReading.bind(r.tx.map(Int64.init), at: 5)
             try insertReading.run()
         }
+    }
+
+    private func insertPoint(_ p: TrackPoint, device: Int64) throws {
+        try insertPoint.bind(device, at: 1)
+        try insertPoint.bind(p.t, at: 2)
+        try insertPoint.bind(p.x, at: 3)
+        try insertPoint.bind(p.y, at: 4)
+        try insertPoint.bind(p.z, at: 5)
+        try insertPoint.bind(p.floor, at: 6)
+        try insertPoint.bind(p.room, at: 7)
+        try insertPoint.bind(p.confidence, at: 8)
+        try insertPoint.run()
     }
 
     private func bindVisit(_ statement: Statement, _ v: Visit) throws {

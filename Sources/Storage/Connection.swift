@@ -77,6 +77,11 @@ public final class Connection {
         }
     }
 
+    /// Rolls back the open transaction, if any (after a failed statement or COMMIT).
+    func rollbackIfOpen() {
+        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
     /// Whether a transaction is open (autocommit is off).
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

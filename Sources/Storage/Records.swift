@@ -109,9 +109,31 @@ public struct ZoneOccupancy: Sendable, Equatable {
     public var devices: [String]
 }
 
+/// One device's track, interned: `TrackWriter.device(_:)` makes it once, and
+/// `TrackWriter.record(_:t:x:y:z:floor:room:confidence:)` with it thins the point on the
+/// caller's thread without hashing the id, takes the queue's lock only for a point it keeps,
+/// and the writer thread finds the device's key without a lookup.
+///
+/// Keep one per device for the writer's life and use it from one thread (or serial queue) at a
+/// time, as the aggregator's work queue does. Do not also record the same device with
+/// `record(_: TrackPoint)`: the two keep their own thinning state.
+public final class TrackedDevice: @unchecked Sendable {
+    public let id: String
+    /// The caller's side: the last point queued, for thinning.
+    var lastWritten: ThinningRule.Written?
+    /// The writer thread's side: the device's key in `devices`, valid while `keyEpoch` is the
+    /// writer's (a rolled-back transaction or a reopened connection starts a new epoch).
+    var key: Int64 = 0
+    var keyEpoch = 0
+
+    init(id: String) { self.id = id }
+}
+
 /// One queued write; the writer thread applies them in order.
 enum Write: Sendable {
     case point(TrackPoint)
+    /// A point of an interned device (`point.device` is `device.id`).
+    case trackedPoint(TrackedDevice, TrackPoint)
     case visitOpened(Visit)
     case visitClosed(Visit)
     case deviceSeen(id: String, name: String?, t: Double)

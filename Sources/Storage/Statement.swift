@@ -38,7 +38,18 @@ public final class Statement {
 
     /// Binds TEXT; SQLite copies the bytes, so the string need not outlive the call.
     public func bind(_ value: String, at index: Int32) throws(DatabaseError) {
-        try check(sqlite3_bind_text(handle, index, value, -1, sqliteTransient))
+        // The string's own UTF-8 with its length: no NUL-terminated copy, no strlen.
+        var value = value
+        let statement = handle
+        let rc = value.withUTF8 { bytes -> Int32 in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
+            }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(bytes.count), sqliteTransient)
+            }
+        }
+        try check(rc)
     }
 
     /// Binds a BLOB (copied).

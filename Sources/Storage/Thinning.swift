@@ -3,40 +3,47 @@
 ///
 /// Runs on the caller's thread at enqueue, so thinned points never take queue space.
 struct Thinner: Sendable {
-    var trackInterval: Double
-    var stillDistance: Double
-    var stillInterval: Double
-
-    private struct Written: Sendable {
-        var t: Double, x: Double, y: Double, z: Double
-        var floor: String?, room: String?
-    }
+    var rule: ThinningRule
 
     /// The last written point of each device.
-    private var last: [String: Written] = [:]
+    private var last: [String: ThinningRule.Written] = [:]
 
     init(trackInterval: Double, stillDistance: Double, stillInterval: Double) {
-        self.trackInterval = trackInterval
-        self.stillDistance = stillDistance
-        self.stillInterval = stillInterval
+        rule = ThinningRule(trackInterval: trackInterval, stillDistance: stillDistance, stillInterval: stillInterval)
     }
 
     /// Whether `point` gets a row; remembers it when it does.
     mutating func admit(_ point: TrackPoint) -> Bool {
-        guard let previous = last[point.device] else { return remember(point) }
-        let dt = point.t - previous.t
-        // Time going back means a replay or a clock step: start afresh rather than go silent.
-        if dt < 0 || point.room != previous.room || point.floor != previous.floor { return remember(point) }
-        if dt >= stillInterval { return remember(point) }
-        guard dt >= trackInterval else { return false }
-        let dx = point.x - previous.x, dy = point.y - previous.y, dz = point.z - previous.z
-        let moved = (dx * dx + dy * dy + dz * dz) > stillDistance * stillDistance
-        return moved ? remember(point) : false
+        guard rule.admits(point, after: last[point.device]) else { return false }
+        last[point.device] = ThinningRule.Written(point)
+        return true
+    }
+}
+
+/// The thinning rule itself, on one device's last written point.
+struct ThinningRule: Sendable {
+    var trackInterval: Double
+    var stillDistance: Double
+    var stillInterval: Double
+
+    struct Written: Sendable {
+        var t: Double, x: Double, y: Double, z: Double
+        var floor: String?, room: String?
+
+        init(_ point: TrackPoint) {
+            (t, x, y, z, floor, room) = (point.t, point.x, point.y, point.z, point.floor, point.room)
+        }
     }
 
-    private mutating func remember(_ point: TrackPoint) -> Bool {
-        last[point.device] = Written(t: point.t, x: point.x, y: point.y, z: point.z,
-                                     floor: point.floor, room: point.room)
-        return true
+    /// Whether `point` gets a row when `previous` was the device's last written point.
+    func admits(_ point: TrackPoint, after previous: Written?) -> Bool {
+        guard let previous else { return true }
+        let dt = point.t - previous.t
+        // Time going back means a replay or a clock step: start afresh rather than go silent.
+        if dt < 0 || point.room != previous.room || point.floor != previous.floor { return true }
+        if dt >= stillInterval { return true }
+        guard dt >= trackInterval else { return false }
+        let dx = point.x - previous.x, dy = point.y - previous.y, dz = point.z - previous.z
+        return (dx * dx + dy * dy + dz * dz) > stillDistance * stillDistance
     }
 }

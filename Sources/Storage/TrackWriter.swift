@@ -39,6 +39,20 @@ public final class TrackWriter: Sendable {
     @discardableResult
     public func record(_ point: TrackPoint) -> WriteOutcome { state.enqueue(.point(point)) }
 
+    /// Interns a device for `record(_:t:x:y:z:floor:room:confidence:)`: keep the handle with
+    /// the device's state and record its points through it (see `TrackedDevice`).
+    public func device(_ id: String) -> TrackedDevice { TrackedDevice(id: id) }
+
+    /// Queues a track point of an interned device unless thinning leaves it out. The cheaper
+    /// way in for a caller that keeps per-device state: thinning needs no lookup and no lock,
+    /// and only a kept point takes the queue's lock.
+    @discardableResult
+    public func record(_ device: TrackedDevice, t: Double, x: Double, y: Double, z: Double,
+                       floor: String?, room: String?, confidence: Double) -> WriteOutcome {
+        state.enqueue(TrackPoint(device: device.id, t: t, x: x, y: y, z: z, floor: floor, room: room,
+                                 confidence: confidence), of: device)
+    }
+
     /// Queues the row of an `enter` event; committed promptly.
     @discardableResult
     public func openVisit(_ visit: Visit) -> WriteOutcome { state.enqueue(.visitOpened(visit)) }
@@ -72,6 +86,12 @@ public final class TrackWriter: Sendable {
     public var committedTicket: UInt64 { state.committedTicket }
 
     public var statistics: WriterStatistics { state.statistics }
+
+    /// `statistics.status` without copying every counter (asked once per zone event).
+    public var status: StorageStatus { state.status }
+
+    /// `statistics.lastCommitLatency` alone (for a commit-duration histogram in `onCommit`).
+    public var lastCommitLatency: Double { state.lastCommitLatency }
 
     /// Blocks until `ticket` is committed or `timeout` seconds pass; `true` when committed.
     public func waitUntilCommitted(_ ticket: UInt64, timeout: Double) -> Bool {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Settings of the track writer; the defaults suit a home or a small office.
 public struct WriterConfiguration: Sendable {
     /// Queued writes (track points, readings, health samples) before new ones are dropped.
@@ -6,6 +8,12 @@ public struct WriterConfiguration: Sendable {
     public var eventReserve = 5_000
     /// Longest time a queued write waits for its commit (events are committed at once).
     public var commitInterval = 0.5
+    /// Shortest time between two commits a zone event asks for. An event that comes after a
+    /// quiet spell is committed at once; events that follow a commit within this gap are
+    /// gathered into one commit at its end, so a stream of events costs at most
+    /// 1 / `eventCommitGap` commits a second (each waits at most this long) instead of one
+    /// each. 0 commits every event at once.
+    public var eventCommitGap = 0.05
     /// Most writes per transaction; this many queued also wakes the writer before
     /// `commitInterval` is up. A backlog is committed in batches of this size, so commits
     /// stay short and an event never waits behind one huge transaction.
@@ -82,8 +90,18 @@ final class WriterState: @unchecked Sendable {
     private var nextTicket: UInt64 = 1
     private var committed: UInt64 = 0
     private var thinner: Thinner
+    /// Thinning of interned devices (`TrackedDevice`), applied outside the lock.
+    let thinning: ThinningRule
+    /// Points of interned devices thinning left out (counted without the lock).
+    private let thinnedOutside = Atomic<UInt64>(0)
     private var stats = WriterStatistics()
+    /// A commit is due now: a full batch, a backlog, a flush or a stop.
     private var urgent = false
+    /// A zone event is queued: a commit is due `eventCommitGap` after the last one began.
+    private var eventWaiting = false
+    /// Monotonic time the writer last took a batch (a commit began).
+    private var lastTake = -Double.infinity
+    private let eventCommitGap: Double
     private var stopping = false
     private var finished = false
 
@@ -91,9 +109,24 @@ final class WriterState: @unchecked Sendable {
         capacity = configuration.capacity
         eventReserve = configuration.eventReserve
         batchSize = configuration.batchSize
+        eventCommitGap = max(0, configuration.eventCommitGap)
         thinner = Thinner(trackInterval: configuration.trackInterval, stillDistance: configuration.stillDistance,
                           stillInterval: configuration.stillInterval)
         incoming = WriteQueue(reserving: min(capacity, 65_536))
+        thinning = thinner.rule
+    }
+
+    /// Caller side, for an interned device: thinning first, on the caller's thread without the
+    /// lock (the handle is the caller's); only a kept point takes the lock. The point is
+    /// remembered for thinning only once it is queued, as with `record(_: TrackPoint)`.
+    func enqueue(_ point: TrackPoint, of device: TrackedDevice) -> WriteOutcome {
+        guard thinning.admits(point, after: device.lastWritten) else {
+            thinnedOutside.add(1, ordering: .relaxed)
+            return .thinned
+        }
+        let outcome = enqueue(.trackedPoint(device, point))
+        if outcome.ticket != nil { device.lastWritten = ThinningRule.Written(point) }
+        return outcome
     }
 
     /// Caller side: never blocks beyond the lock; wakes the writer only when a commit is due.
@@ -113,9 +146,15 @@ final class WriterState: @unchecked Sendable {
             let ticket = nextTicket
             nextTicket += 1
             stats.enqueued += 1
-            if !urgent && (write.isEvent || incoming.count >= batchSize) {
-                urgent = true
-                lock.signalWork()
+            // One wake-up per commit at most: the first event since the last take, or a full batch.
+            if !urgent {
+                if incoming.count >= batchSize {
+                    urgent = true
+                    lock.signalWork()
+                } else if write.isEvent && !eventWaiting {
+                    eventWaiting = true
+                    lock.signalWork()
+                }
             }
             return .queued(ticket: ticket)
         }
@@ -126,8 +165,16 @@ final class WriterState: @unchecked Sendable {
     /// the last write in `buffer`, and whether the writer should stop.
     func take(into buffer: inout [Write], waitUntil deadline: Double) -> (last: UInt64, stop: Bool) {
         lock.withLock {
-            while !urgent && !stopping && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
+            while !urgent && !stopping {
+                // An event makes a commit due `eventCommitGap` after the last one began (at
+                // once after a quiet spell), so events coming close together share a commit.
+                let due = eventWaiting ? min(deadline, lastTake + eventCommitGap) : deadline
+                guard monotonicNow() < due else { break }
+                lock.waitForWork(until: due)
+            }
+            eventWaiting = false
             incoming.take(upTo: max(0, batchSize - buffer.count), into: &buffer)
+            if !buffer.isEmpty { lastTake = monotonicNow() }
             // What is left is a backlog: carry on without waiting.
             urgent = !incoming.isEmpty
             inFlight = buffer.count
@@ -203,10 +250,16 @@ final class WriterState: @unchecked Sendable {
     var committedTicket: UInt64 { lock.withLock { committed } }
 
     var statistics: WriterStatistics {
-        lock.withLock {
+        let thinnedOutside = thinnedOutside.load(ordering: .relaxed)
+        return lock.withLock {
             var snapshot = stats
             snapshot.queueDepth = incoming.count + inFlight
+            snapshot.thinned += thinnedOutside
             return snapshot
         }
     }
+
+    /// The status alone, without copying the counters and the last error.
+    var status: StorageStatus { lock.withLock { stats.status } }
+    var lastCommitLatency: Double { lock.withLock { stats.lastCommitLatency } }
 }

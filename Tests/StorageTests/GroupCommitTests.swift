@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import Storage
+
+/// Events gathered into one commit, and interned devices (`TrackedDevice`).
+@Suite struct GroupCommitTests {
+    @Test func anEventAfterAQuietSpellIsCommittedAtOnceAndOnesRightAfterItShareTheNextCommit() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var configuration = eagerConfiguration()
+        configuration.commitInterval = 600  // only events and flush commit here
+        configuration.eventCommitGap = 600  // events after the first wait for the next commit
+        let writer = TrackWriter(path: path, configuration: configuration)
+        let first = try #require(writer.openVisit(Visit(device: "a", zone: "hall", floor: nil, enter: 1)).ticket)
+        // No flush (it would commit at once): the writer commits the first event by itself.
+        #expect(eventually { writer.committedTicket >= first })
+        #expect(writer.statistics.commits == 1)
+        let second = writer.openVisit(Visit(device: "b", zone: "hall", floor: nil, enter: 2))
+        let third = writer.closeVisit(Visit(device: "a", zone: "hall", floor: nil, enter: 1), at: 3)
+        #expect(second.ticket != nil && third.ticket != nil)
+        // Within the gap these two wait, together, for the next commit: here the flush's.
+        #expect(writer.statistics.commits == 1)
+        #expect(writer.flush())
+        #expect(writer.statistics.commits == 2)
+        #expect(try count("visits", in: path) == 2)
+        #expect(try count("visits", in: path, where: "exit_t = 3") == 1)
+    }
+
+    @Test func withNoGapEveryEventIsCommittedByItself() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var configuration = eagerConfiguration()
+        configuration.commitInterval = 600
+        configuration.eventCommitGap = 0
+        let writer = TrackWriter(path: path, configuration: configuration)
+        for i in 0..<3 {
+            let ticket = try #require(writer.openVisit(Visit(device: "d\(i)", zone: "hall", floor: nil, enter: 1)).ticket)
+            #expect(eventually { writer.committedTicket >= ticket })
+        }
+        #expect(writer.statistics.commits == 3)
+    }
+
+    @Test func anInternedDeviceIsThinnedOnTheCallersSideAndStored() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var configuration = WriterConfiguration()
+        configuration.commitInterval = 0.05
+        let writer = TrackWriter(path: path, configuration: configuration)
+        let a = writer.device("iBeacon:a")
+        // Two minutes at 10 Hz, wobbling by 0.1 m around one spot: a point a minute.
+        var kept: [Int] = []
+        for i in 0...1_200 {
+            let outcome = writer.record(a, t: 100 + Double(i) / 10, x: i % 2 == 0 ? 0.05 : -0.05, y: 0, z: 1,
+                                        floor: "ground", room: "kitchen", confidence: 0.8)
+            if outcome.ticket != nil { kept.append(i) }
+        }
+        #expect(kept == [0, 600, 1_200])
+        #expect(writer.flush())
+        #expect(writer.statistics.thinned == 1_198)
+        #expect(writer.statistics.enqueued == 3)
+        #expect(try count("track_points", in: path) == 3)
+        #expect(try times("iBeacon:a", in: path) == [100, 160, 220])
+        #expect(try count("devices", in: path, where: "id = 'iBeacon:a' AND first_seen = 100") == 1)
+    }
+
+    @Test func aHandleNeverCarriesAKeyIntoAnotherDatabase() throws {
+        let dir = TempDirectory()
+        let first = TrackWriter(path: dir.file("one.db"), configuration: eagerConfiguration())
+        let a = first.device("a")
+        first.record(a, t: 1, x: 0, y: 0, z: 0, floor: nil, room: "hall", confidence: 1)
+        #expect(first.flush())
+        first.close()
+        // In the second file another device takes key 1 first: `a` must get its own row there.
+        let second = TrackWriter(path: dir.file("two.db"), configuration: eagerConfiguration())
+        second.record(point("z", 1))
+        second.record(a, t: 2, x: 0, y: 0, z: 0, floor: nil, room: "kitchen", confidence: 1)
+        #expect(second.flush())
+        #expect(try times("a", in: dir.file("two.db")) == [2])
+        #expect(try times("z", in: dir.file("two.db")) == [1])
+    }
+
+    @Test func aPointAFullQueueRefusedIsNotTakenAsWritten() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        try Schema.prepare(path: path)
+        let blocker = try Connection(path: path)
+        try blocker.execute("BEGIN EXCLUSIVE")  // holds the queue: nothing is committed
+        var configuration = eagerConfiguration()
+        configuration.capacity = 1
+        configuration.trackInterval = 1
+        configuration.stillInterval = 60
+        let writer = TrackWriter(path: path, configuration: configuration)
+        let a = writer.device("a"), b = writer.device("b")
+        #expect(writer.record(b, t: 0, x: 0, y: 0, z: 0, floor: nil, room: "hall", confidence: 1).ticket != nil)
+        #expect(writer.record(a, t: 0, x: 0, y: 0, z: 0, floor: nil, room: "hall", confidence: 1) == .droppedFull)
+        try blocker.execute("ROLLBACK")
+        #expect(writer.flush())
+        // Had the refused point been remembered, this one (0.1 s later, same spot) would be thinned.
+        #expect(writer.record(a, t: 0.1, x: 0, y: 0, z: 0, floor: nil, room: "hall", confidence: 1).ticket != nil)
+        #expect(writer.flush())
+        #expect(try times("a", in: path) == [0.1])
+    }
+}
+
+/// The times of a device's stored track points, oldest first.
+private func times(_ device: String, in path: String) throws -> [Double] {
+    var times: [Double] = []
+    try TrackReader(path: path).history(device: device) { times.append($0.t) }
+    return times
+}
