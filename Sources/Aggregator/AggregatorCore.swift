@@ -216,9 +216,24 @@ final class AggregatorCore {
         advance(to: newest, into: &effects)
     }
 
+    /// Solves per message or tick at most: after a pause in arrivals (a stalled network
+    /// thread, a quiet broker) every device due in the pause is due at once, and one message
+    /// solved thousands (100 ms). The rest is caught up in steps of this size between
+    /// messages (`catchUp`), as ticks solve between messages.
+    static let solvesPerStep = 128
+
+    /// Devices are due and unsolved: call `catchUp` (after the messages already waiting).
+    var needsCatchUp: Bool { engine.hasDueDevices }
+
+    /// Solves the next step of devices left due.
+    func catchUp(into effects: inout [Effect]) {
+        advance(to: engine.watermark, into: &effects)
+        publishOccupancy(into: &effects)
+    }
+
     private func advance(to t: Double, into effects: inout [Effect]) {
         outputs.removeAll(keepingCapacity: true)
-        engine.advance(to: t, into: &outputs)
+        engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
         for output in outputs {
             switch output {
             case .update(let u):

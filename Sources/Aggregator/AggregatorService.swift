@@ -36,6 +36,7 @@ public final class AggregatorService: @unchecked Sendable {
     private var connections = 0
     private var lastArrival = 0.0
     private var stopping = false
+    private var catchUpScheduled = false
 
     struct VisitKey: Hashable { let device: String, zone: String }
 
@@ -135,6 +136,7 @@ public final class AggregatorService: @unchecked Sendable {
             // Decoding on the network thread is part of a message's processing too.
             metrics.processing.observe(now() - arrival + (prepared?.seconds ?? 0))
             metrics.processingCPU.observe(threadCPUTime() - cpu + (prepared?.cpuSeconds ?? 0))
+            scheduleCatchUp()
         case .connected:
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
@@ -156,11 +158,28 @@ public final class AggregatorService: @unchecked Sendable {
         }
     }
 
+    /// Devices left due by a message or tick are solved in steps queued behind the messages
+    /// already waiting, so a message never waits for a whole catch-up.
+    private func scheduleCatchUp() {
+        guard core.needsCatchUp, !catchUpScheduled else { return }
+        catchUpScheduled = true
+        work.async { [weak self] in
+            guard let self else { return }
+            catchUpScheduled = false
+            guard !stopping, core.needsCatchUp else { return }
+            effects.removeAll(keepingCapacity: true)
+            core.catchUp(into: &effects)
+            perform()
+            scheduleCatchUp()
+        }
+    }
+
     private func tick() {
         guard !stopping else { return }
         effects.removeAll(keepingCapacity: true)
         core.tick(wall: now(), into: &effects)
         perform()
+        scheduleCatchUp()
         // Events whose commit is late (a failing disk) are published anyway.
         if let first = pending.first, now() - first.since > Self.commitPatience {
             releasePending(upTo: pending.last?.ticket ?? .max)

@@ -5,14 +5,24 @@ extension Engine {
     /// `updateInterval` each), marks devices silent for `away_after` as away, and appends
     /// what happened to `output`.
     public func advance(to t: Double, into output: inout [EngineOutput]) {
+        advance(to: t, maxSolves: .max, into: &output)
+    }
+
+    /// As `advance(to:into:)`, solving at most `maxSolves` devices; those left due stay queued
+    /// (`hasDueDevices`) for the next call. A pause in arrivals makes every device due in it
+    /// due at once: the caller spreads that catch-up instead of doing it in one go.
+    public func advance(to t: Double, maxSolves: Int, into output: inout [EngineOutput]) {
         guard t.isFinite else { return }
         watermark = max(watermark, t)
-        var kept = 0
+        var kept = 0, solves = 0
+        hasDueDevices = false
         for i in queue.indices {
             let d = Int(queue[i])
             let interval = options.updateInterval
             let due = devices[d].lastSolve + interval
-            if t >= due {
+            if t >= due && solves >= maxSolves { hasDueDevices = true }
+            if t >= due && solves < maxSolves {
+                solves += 1
                 solve(device: d, at: t, into: &output)
                 // The device keeps its own phase: the next solve is due an interval after this
                 // one was due, not after the moment it ran. Resetting to `t` let every pause of

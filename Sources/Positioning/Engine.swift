@@ -31,6 +31,8 @@ public final class Engine {
     /// Event time of the last `advance`.
     public internal(set) var watermark = -Double.infinity
     var nextAwaySweep = -Double.infinity
+    /// The last `advance(to:maxSolves:into:)` left devices due and unsolved.
+    public internal(set) var hasDueDevices = false
 
     /// Seconds of event time after its last reading that a device not present (away, or never
     /// placed) is forgotten: its state, links and id go, and it starts afresh if heard again.

@@ -138,3 +138,40 @@ struct EngineLinkReuseTests {
         #expect(engine.links.count == 6)
     }
 }
+
+struct EngineSolveBudgetTests {
+    @Test func devicesLeftDueByABudgetAreSolvedByTheNextAdvance() {
+        let engine = Engine(site: twoRoomSite())
+        var output: [EngineOutput] = []
+        for i in 0..<10 {
+            for node in ["w1", "w2", "e1"] { engine.ingest(node: node, reading: Reading(id: "mac:\(i)", rssi: -60, t: 1000, kind: .mac)) }
+        }
+        engine.advance(to: 1000, maxSolves: 4, into: &output)
+        #expect(updates(output).count == 4)
+        #expect(engine.hasDueDevices)
+        engine.advance(to: 1000, maxSolves: 4, into: &output)
+        engine.advance(to: 1000, maxSolves: 4, into: &output)
+        #expect(Set(updates(output).map(\.id)).count == 10)
+        #expect(!engine.hasDueDevices)
+    }
+
+    @Test func solvesKeepTheirPhaseThroughAPause() {
+        // Two devices half an interval apart; a second of silence, then both heard again at
+        // once: each is next due on its own phase, not together.
+        let engine = Engine(site: twoRoomSite())
+        var output: [EngineOutput] = []
+        for t in stride(from: 1000.0, to: 1005, by: 0.25) {
+            engine.ingest(node: "w1", reading: Reading(id: "a", rssi: -60, t: t, kind: .mac))
+            engine.ingest(node: "w1", reading: Reading(id: "b", rssi: -60, t: t, kind: .mac))
+            engine.advance(to: t, into: &output)
+        }
+        let phase = { (id: String) in engine.devices[engine.devices.firstIndex { $0.id == id }!].lastSolve.truncatingRemainder(dividingBy: 0.5) }
+        let a = phase("a"), b = phase("b")
+        for t in [1007.0, 1007.01] {
+            engine.ingest(node: "w1", reading: Reading(id: "a", rssi: -60, t: t, kind: .mac))
+            engine.ingest(node: "w1", reading: Reading(id: "b", rssi: -60, t: t, kind: .mac))
+            engine.advance(to: t, into: &output)
+        }
+        #expect(abs(phase("a") - a) < 1e-9 && abs(phase("b") - b) < 1e-9)
+    }
+}
