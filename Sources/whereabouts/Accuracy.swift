@@ -20,6 +20,8 @@ let accuracyCommand = Command(
         .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
         .value("reseeded", "COUNT", help: "Also run each scenario with its seed plus 1 … COUNT (nothing was tuned on those); 0 skips.",
                default: "1"),
+        .value("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s (an experiment; the default is the engine's).",
+               default: "0.05"),
     ],
     discussion: """
         Every locator (default, nearest, nelder-mead) runs on the same readings in the same run.
@@ -34,13 +36,15 @@ let accuracyCommand = Command(
 func runAccuracy(_ arguments: [String]) -> Int32 {
     runTool(accuracyCommand, arguments: arguments) { args in
         let step = try args.double("step", in: 0.05...10) ?? 0.5
+        var engineOptions = EngineOptions()
+        engineOptions.acceleration = try args.double("acceleration", in: 0...1e12) ?? engineOptions.acceleration
         var markdown = accuracyHeader
         var bars = "## Bars in this run\n\n"
         let scenarios = args.string("scenarios") ?? "tools/scenarios"
         var body = ""
         if scenarios != "none" {
             let runs = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
-                                         pictures: args.string("pictures"), trace: args.string("trace"))
+                                         pictures: args.string("pictures"), trace: args.string("trace"), options: engineOptions)
             bars += "Issue #6 (SPEC §4 on the simulated sites, committed seeds):"
                 + (runs.allSatisfy { $0.missedBars.isEmpty } ? " **met** on every scenario.\n" : " **not met**.\n")
             for run in runs {
@@ -53,14 +57,14 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
                 var reseeded: [(offset: UInt64, runs: [ScenarioAccuracy])] = []
                 for offset in 1...UInt64(count) {
                     reseeded.append((offset, try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites",
-                                                               step: step, pictures: nil, seedOffset: offset)))
+                                                               step: step, pictures: nil, seedOffset: offset, options: engineOptions)))
                 }
                 body += reseededMarkdown(reseeded) + "\n"
             }
         }
         let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         if dir != "none" {
-            let rows = try philotuxoRows(dir: dir, step: step, trace: args.string("trace"))
+            let rows = try philotuxoRows(dir: dir, step: step, trace: args.string("trace"), options: engineOptions)
             let met = rows.allSatisfy { $0.defaultWins && ($0.summary(.default)?.median ?? .infinity) < 1.5 }
             bars += "Issue #4 (real walks: the default beats nearest and nelder-mead on every walk, median < 1.5 m):"
                 + (met ? " **met**.\n" : " **not met**.\n")
@@ -82,7 +86,7 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
     }
 }
 
-func philotuxoRows(dir: String, step: Double, trace: String?) throws -> [AccuracyRow] {
+func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOptions = EngineOptions()) throws -> [AccuracyRow] {
     let (receivers, walks) = try loadPhilotuxo(dir)
     let base = Philotuxo.site(receivers: receivers)
     var rows: [AccuracyRow] = []
@@ -93,7 +97,7 @@ func philotuxoRows(dir: String, step: Double, trace: String?) throws -> [Accurac
         }
         let site = calibration.applied(to: base)
         let results = LocatorKind.allCases.map { kind in
-            let output = replay(walk.readings, site: site, locator: kind, step: step)
+            let output = replay(walk.readings, site: site, locator: kind, step: step, options: options)
             if let trace { writeTrace(output, walk: walk, to: "\(trace)/\(walk.name)-\(kind.rawValue).csv") }
             return (kind: kind, summary: ErrorSummary(errors: errors(of: output, on: walk)))
         }
@@ -105,7 +109,8 @@ func philotuxoRows(dir: String, step: Double, trace: String?) throws -> [Accurac
 /// Every scenario in `scenarios` simulated in memory on the site of the same name, through
 /// every locator; pictures written to `pictures` when given.
 func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?,
-                   trace: String? = nil, seedOffset: UInt64 = 0) throws -> [ScenarioAccuracy] {
+                   trace: String? = nil, seedOffset: UInt64 = 0,
+                   options engineOptions: EngineOptions = EngineOptions()) throws -> [ScenarioAccuracy] {
     let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
     var runs: [ScenarioAccuracy] = []
     for file in files {
@@ -121,7 +126,7 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         var memory = MemorySimulation()
         _ = simulation.run(into: &memory)
         let truth = try GroundTruth(jsonLines: memory.truth)
-        var options = EngineOptions()
+        var options = engineOptions
         options.updateInterval = step
         let run = ScenarioAccuracy(name: name, site: site, readings: try memory.readings(), truth: truth, options: options)
         printError("\(name)\(seedOffset > 0 ? " (seed + \(seedOffset))" : ""): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")

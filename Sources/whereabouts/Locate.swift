@@ -11,6 +11,7 @@ let locateCommand = Command(
         .value("site", "FILE", help: "The site file (YAML)."),
         .value("input", "FILE", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input."),
         .value("locator", "NAME", help: "default, nearest or nelder-mead.", default: "default"),
+        .value("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s.", default: "0.05"),
     ],
     discussion: """
         Writes one JSON line per position update {"t","id","x","y","z","floor","room","zones","confidence"}
@@ -27,12 +28,14 @@ func runLocate(_ arguments: [String]) -> Int32 {
         guard let kind = LocatorKind(rawValue: name) else {
             throw UsageError("--locator expects one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
         }
+        var options = EngineOptions()
+        options.acceleration = try args.double("acceleration", in: 0...1e12) ?? options.acceleration
         let site = try loadSite(path: sitePath)
         guard let data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: input) else {
             printError("whereabouts locate: cannot read \(input)")
             return ExitCode.failure
         }
-        var run = LocateRun(engine: Engine(site: site, locator: kind))
+        var run = LocateRun(engine: Engine(site: site, locator: kind, options: options))
         for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
             do {
                 let (batch, topicNode) = try decodeLine(Array(line))
