@@ -29,10 +29,11 @@ struct LossGrid: Sendable {
 
     init(floor f: Int, site: SiteGeometry, slope: Double, height: Double) {
         let info = site.floors[f]
-        let width = max(info.max.x - info.min.x, 0.1), depth = max(info.max.y - info.min.y, 0.1)
+        // A floor whose box is not finite (a site no check caught) gets a token grid, not a trap.
+        let width = Self.extent(info.max.x - info.min.x), depth = Self.extent(info.max.y - info.min.y)
         cell = max(0.5, (width * depth / Double(Self.maximumCells)).squareRoot())
-        columns = max(Int((width / cell).rounded(.up)), 1)
-        rows = max(Int((depth / cell).rounded(.up)), 1)
+        columns = clampedIndex((width / cell).rounded(.up), 1, Self.maximumCells)
+        rows = clampedIndex((depth / cell).rounded(.up), 1, Self.maximumCells)
         origin = info.min.xy
         z = info.min.z + height
         loss = [Float](repeating: .infinity, count: site.nodes.count * columns * rows)
@@ -102,6 +103,17 @@ struct LossGrid: Sendable {
     }
 
     private func index(_ v: Double, _ origin: Double, _ count: Int) -> Int {
-        min(max(Int((v - origin) / cell), 0), count - 1)
+        clampedIndex((v - origin) / cell, 0, count - 1)
     }
+
+    private static func extent(_ v: Double) -> Double { v.isFinite ? max(v, 0.1) : 0.1 }
+}
+
+/// `v` truncated to an Int within `lo...hi`; NaN gives `lo`, so a non-finite coordinate can
+/// never trap (as `Int(_:)` does) or index outside an array.
+@inline(__always)
+func clampedIndex(_ v: Double, _ lo: Int, _ hi: Int) -> Int {
+    guard v > Double(lo) else { return lo }
+    guard v < Double(hi) else { return hi }
+    return Int(v)
 }

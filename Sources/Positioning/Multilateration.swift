@@ -214,10 +214,14 @@ struct Problem {
         let dof = Double(max(obs.count - 3, 1))
         let fitScale = max(1, 2 * cost / dof)
         let xx = min(c.xx * fitScale, 400), yy = min(c.yy * fitScale, 400)
+        // The covariance shrinks with the variances it caps, so the matrix stays positive definite.
+        // (Exactly c.xy · fitScale when neither is capped.)
+        let sx = c.xx > 0 ? xx / (c.xx * fitScale) : 1, sy = c.yy > 0 ? yy / (c.yy * fitScale) : 1
+        let xy = c.xy * fitScale * (sx * sy).squareRoot()
         let spread = (xx + yy).squareRoot()
         let nodes = Double(obs.count)
         let confidence = (1 / (1 + spread * spread / 4)) * min(1, nodes / 4)
-        return Fix(position: x, floor: floor, xx: xx, xy: c.xy * fitScale, yy: yy,
+        return Fix(position: x, floor: floor, xx: xx, xy: xy, yy: yy,
                    zz: min(c.zz * fitScale, 100), confidence: confidence, fixes: obs.count,
                    cost: cost / nodes)
     }

@@ -29,12 +29,26 @@ struct Track: Sendable {
     var position: Point3 { Point3(x[0], x[1], z) }
 
     mutating func start(_ fix: Fix, at time: Double) {
+        guard let r = Self.measurementNoise(fix) else { return }
         x = SIMD4(fix.position.x, fix.position.y, 0, 0)
         p = SIMD16(repeating: 0)
-        p[0] = fix.xx; p[1] = fix.xy; p[4] = fix.xy; p[5] = fix.yy
+        p[0] = r.xx; p[1] = r.xy; p[4] = r.xy; p[5] = r.yy
         p[10] = 1; p[15] = 1
-        z = fix.position.z; zVariance = fix.zz
+        z = fix.position.z; zVariance = max(fix.zz, 1e-6)
         t = time; floor = fix.floor
+    }
+
+    /// A fix's horizontal covariance made safe to filter with: `nil` when its position or
+    /// variances are not finite (such a fix is dropped), otherwise positive definite, with
+    /// the variances at least 1 cm² and the correlation held below 0.99 (a locator that caps
+    /// the variances but not the covariance would otherwise hand over an indefinite matrix,
+    /// and an indefinite measurement noise makes the track's covariance indefinite).
+    static func measurementNoise(_ fix: Fix) -> (xx: Double, xy: Double, yy: Double)? {
+        guard fix.position.x.isFinite, fix.position.y.isFinite, fix.position.z.isFinite,
+              fix.xx.isFinite, fix.yy.isFinite, fix.xy.isFinite, fix.zz.isFinite, fix.zz >= 0 else { return nil }
+        let xx = max(fix.xx, 1e-4), yy = max(fix.yy, 1e-4)
+        let bound = 0.99 * (xx * yy).squareRoot()
+        return (xx, min(max(fix.xy, -bound), bound), yy)
     }
 
     /// The predicted position at `time`, without changing the track.
@@ -44,11 +58,13 @@ struct Track: Sendable {
     }
 
     mutating func update(_ fix: Fix, at time: Double) {
+        guard let r = Self.measurementNoise(fix), time.isFinite else { return }
         guard isStarted, fix.floor == floor else { start(fix, at: time); return }
         predict(to: time)
         // Innovation and its covariance S = H P Hᵀ + R with H = [I₂ 0].
         let ix = fix.position.x - x[0], iy = fix.position.y - x[1]
-        var sxx = p[0] + fix.xx, sxy = p[1] + fix.xy, syy = p[5] + fix.yy
+        var (rxx, rxy, ryy) = r
+        var sxx = p[0] + rxx, sxy = p[1] + rxy, syy = p[5] + ryy
         // A fix far outside what the track expects is more likely a bad reading than a
         // teleport: inflate its noise (a robust Kalman update) instead of following it.
         let det0 = sxx * syy - sxy * sxy
@@ -56,11 +72,12 @@ struct Track: Sendable {
             let mahalanobis2 = (syy * ix * ix - 2 * sxy * ix * iy + sxx * iy * iy) / det0
             if mahalanobis2 > 9 {
                 let inflate = mahalanobis2 / 9
-                sxx = p[0] + fix.xx * inflate; sxy = p[1] + fix.xy * inflate; syy = p[5] + fix.yy * inflate
+                rxx *= inflate; rxy *= inflate; ryy *= inflate
+                sxx = p[0] + rxx; sxy = p[1] + rxy; syy = p[5] + ryy
             }
         }
         let det = sxx * syy - sxy * sxy
-        guard det > 1e-12 else { return }
+        guard det > 1e-12, det.isFinite else { start(fix, at: time); return }
         let (ixx, ixy, iyy) = (syy / det, -sxy / det, sxx / det)
         // K = P Hᵀ S⁻¹: column 0 and 1 of P times S⁻¹.
         var k = SIMD8<Double>(repeating: 0)
@@ -70,15 +87,49 @@ struct Track: Sendable {
             k[r * 2 + 1] = a * ixy + b * iyy
         }
         for r in 0..<4 { x[r] += k[r * 2] * ix + k[r * 2 + 1] * iy }
-        var updated = p
-        for r in 0..<4 {
-            for c in 0..<4 { updated[r * 4 + c] -= k[r * 2] * p[c] + k[r * 2 + 1] * p[4 + c] }
-        }
-        p = updated
+        p = Self.josephUpdate(p, gain: k, noise: (rxx, rxy, ryy))
         capSpeed()
-        let kz = zVariance / (zVariance + fix.zz)
+        // A covariance that is no longer a covariance (or a state that left the numbers) is
+        // a lost track: start again from this fix rather than carry it on.
+        if !x[0].isFinite || !x[1].isFinite || !x[2].isFinite || !x[3].isFinite
+            || !(p[0] > 0 && p[5] > 0 && p[10] > 0 && p[15] > 0 && p[0] * p[5] > p[1] * p[1])
+            || !(p[0] + p[5] + p[10] + p[15]).isFinite {
+            start(fix, at: time)
+            return
+        }
+        let kz = zVariance / (zVariance + max(fix.zz, 1e-6))
         z += kz * (fix.position.z - z)
-        zVariance *= 1 - kz
+        zVariance = max(zVariance * (1 - kz), 1e-6)
+    }
+
+    /// P ← (I − K H) P (I − K H)ᵀ + K R Kᵀ (the Joseph form), then made exactly symmetric.
+    /// The short form P − K H P is the same in exact arithmetic but loses symmetry to rounding,
+    /// and with a large process noise that asymmetry grows from step to step until the
+    /// covariance is indefinite and the track runs off to ±∞.
+    static func josephUpdate(_ p: SIMD16<Double>, gain k: SIMD8<Double>, noise r: (xx: Double, xy: Double, yy: Double)) -> SIMD16<Double> {
+        // M = (I − K H) P: row r of P less K[r, 0]·row 0 and K[r, 1]·row 1.
+        var m = p
+        for row in 0..<4 {
+            for c in 0..<4 { m[row * 4 + c] -= k[row * 2] * p[c] + k[row * 2 + 1] * p[4 + c] }
+        }
+        // M (I − K H)ᵀ: column c of M less K[c, 0]·column 0 and K[c, 1]·column 1 of M.
+        var out = m
+        for row in 0..<4 {
+            for c in 0..<4 { out[row * 4 + c] -= m[row * 4] * k[c * 2] + m[row * 4 + 1] * k[c * 2 + 1] }
+        }
+        // + K R Kᵀ.
+        for row in 0..<4 {
+            let a = k[row * 2] * r.xx + k[row * 2 + 1] * r.xy
+            let b = k[row * 2] * r.xy + k[row * 2 + 1] * r.yy
+            for c in 0..<4 { out[row * 4 + c] += a * k[c * 2] + b * k[c * 2 + 1] }
+        }
+        for row in 0..<4 {
+            for c in (row + 1)..<4 {
+                let v = (out[row * 4 + c] + out[c * 4 + row]) / 2
+                out[row * 4 + c] = v; out[c * 4 + row] = v
+            }
+        }
+        return out
     }
 
     private mutating func predict(to time: Double) {

@@ -113,6 +113,8 @@ public struct TrackPicture {
 /// `v` with `decimals` digits after the point, without Foundation's formatter.
 func fixed(_ v: Double, _ decimals: Int) -> String {
     guard v.isFinite else { return v.isNaN ? "–" : (v > 0 ? "∞" : "-∞") }
+    // Beyond Int's range (a diverged track's error) the digits would trap: print it as Swift does.
+    guard abs(v) < 1e15 else { return String(v) }
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (abs(v) * scale).rounded()
