@@ -6,7 +6,16 @@ import Synchronization
 /// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too.
 final class BatchWriter {
     let db: Connection
-    private let insertPoint: Statement
+    /// Up to `pointsPerInsert` points in one INSERT: a statement's own cost (cursors opened
+    /// and closed on the table and both indexes, the foreign-key check set up, halt and reset)
+    /// is paid once per chunk instead of once per point, most of an insert's instructions.
+    /// `insertPoints[k]` inserts 2^k rows: a chunk of any size is at most six statements.
+    private let insertPoints: [Statement]
+    static let pointsPerInsert = 32
+    /// Points waiting for a full chunk, in queue order. Other writes (visits, devices) do not
+    /// wait for them: they are other tables, and the whole batch is one transaction, so no
+    /// reader ever sees one without the other.
+    private var chunk: [(point: TrackPoint, device: Int64)] = []
     private let openVisit: Statement
     private let closeVisit: Statement
     private let upsertDevice: Statement
@@ -46,9 +55,8 @@ final class BatchWriter {
         // Compiled once: sqlite3_exec would parse them again for every batch.
         begin = try db.prepare("BEGIN IMMEDIATE")
         commit = try db.prepare("COMMIT")
-        insertPoint = try db.prepare("""
-            INSERT INTO track_points(device, t, x, y, z, floor, room, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """)
+        insertPoints = try Self.pointInserts(db)
+        chunk.reserveCapacity(Self.pointsPerInsert)
         // A replayed batch finds its visit already there: nothing changes.
         openVisit = try db.prepare("INSERT OR IGNORE INTO visits(device, zone, floor, enter_t) VALUES (?1, ?2, ?3, ?4)")
         closeVisit = try db.prepare("""
@@ -74,6 +82,16 @@ final class BatchWriter {
         insertReading = try db.prepare("INSERT INTO readings(node, device, t, rssi, tx) VALUES (?1, ?2, ?3, ?4, ?5)")
     }
 
+    /// INSERTs of 1, 2, 4 … 32 track points.
+    private static func pointInserts(_ db: Connection) throws -> [Statement] {
+        try (0...5).map { k in
+            let values = (0..<(1 << k)).map { row in "(" + (1...8).map { "?\(row * 8 + $0)" }.joined(separator: ", ") + ")" }
+            return try db.prepare("""
+                INSERT INTO track_points(device, t, x, y, z, floor, room, confidence) VALUES \(values.joined(separator: ", "))
+                """)
+        }
+    }
+
     /// Writes the whole batch or nothing.
     func write(_ batch: [Write]) throws {
         do {
@@ -81,6 +99,7 @@ final class BatchWriter {
             // the busy timeout, instead of halfway through a batch.
             try begin.run()
             for write in batch { try apply(write) }
+            try writeChunk()
             for (key, t) in seen where t - (stored[key] ?? -.infinity) >= Self.lastSeenResolution {
                 try touchDevice.bind(key, at: 1)
                 try touchDevice.bind(t, at: 2)
@@ -92,6 +111,7 @@ final class BatchWriter {
         } catch {
             // A failed COMMIT or a statement error can leave SQLite already rolled back.
             db.rollbackIfOpen()
+            chunk.removeAll(keepingCapacity: true)
             epoch = Self.newEpoch()
             deviceKeys.removeAll()
             nodeKeys.removeAll()
@@ -146,15 +166,34 @@ final class BatchWriter {
     }
 
     private func insertPoint(_ p: TrackPoint, device: Int64) throws {
-        try insertPoint.bind(device, at: 1)
-        try insertPoint.bind(p.t, at: 2)
-        try insertPoint.bind(p.x, at: 3)
-        try insertPoint.bind(p.y, at: 4)
-        try insertPoint.bind(p.z, at: 5)
-        try insertPoint.bind(p.floor, at: 6)
-        try insertPoint.bind(p.room, at: 7)
-        try insertPoint.bind(p.confidence, at: 8)
-        try insertPoint.run()
+        chunk.append((p, device))
+        if chunk.count == Self.pointsPerInsert { try writeChunk() }
+    }
+
+    /// The points gathered so far: the largest power-of-two INSERTs that fit, in order.
+    private func writeChunk() throws {
+        defer { chunk.removeAll(keepingCapacity: true) }
+        var next = 0
+        for k in (0...5).reversed() where (chunk.count - next) & (1 << k) != 0 {
+            let statement = insertPoints[k]
+            for row in 0..<(1 << k) {
+                let (p, device) = chunk[next + row]
+                try bindPoint(statement, p, device: device, from: Int32(row * 8))
+            }
+            try statement.run()
+            next += 1 << k
+        }
+    }
+
+    private func bindPoint(_ statement: Statement, _ p: TrackPoint, device: Int64, from base: Int32) throws {
+        try statement.bind(device, at: base + 1)
+        try statement.bind(p.t, at: base + 2)
+        try statement.bind(p.x, at: base + 3)
+        try statement.bind(p.y, at: base + 4)
+        try statement.bind(p.z, at: base + 5)
+        try statement.bind(p.floor, at: base + 6)
+        try statement.bind(p.room, at: base + 7)
+        try statement.bind(p.confidence, at: base + 8)
     }
 
     private func bindVisit(_ statement: Statement, _ v: Visit) throws {

@@ -140,6 +140,13 @@ enum Write: Sendable {
     case health(NodeHealth)
     case reading(RawReading)
 
+    var isPoint: Bool {
+        switch self {
+        case .point, .trackedPoint: true
+        default: false
+        }
+    }
+
     /// Events are the durable record of what was published: committed at once.
     var isEvent: Bool {
         switch self {

@@ -40,6 +40,42 @@ import Testing
         #expect(writer.statistics.commits == 3)
     }
 
+    @Test func pointsWrittenManyToAnInsertKeepEveryValueAndTheirOrder() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var configuration = eagerConfiguration()
+        configuration.commitInterval = 600
+        let writer = TrackWriter(path: path, configuration: configuration)
+        // 77 points (chunks of 32, 32, then 8 + 4 + 1) of three devices, visits and a nameless
+        // floor in between, all in one batch.
+        let handle = writer.device("c")
+        for i in 0..<77 {
+            let t = Double(i)
+            switch i % 3 {
+            case 0: writer.record(point("a", t, x: t, y: -t))
+            case 1: writer.record(TrackPoint(device: "b", t: t, x: t, y: 2 * t, z: 0.5, floor: nil, room: nil, confidence: 0.25))
+            default: writer.record(handle, t: t, x: t, y: 0, z: 0, floor: "ground", room: "hall \(i)", confidence: 1)
+            }
+            if i % 10 == 0 { writer.openVisit(Visit(device: "a", zone: "z\(i)", floor: nil, enter: t)) }
+        }
+        #expect(writer.flush())
+        #expect(writer.statistics.commits == 1)
+        #expect(try count("track_points", in: path) == 77)
+        #expect(try count("visits", in: path) == 8)
+        var a: [TrackPoint] = [], b: [TrackPoint] = [], c: [TrackPoint] = []
+        try TrackReader(path: path).history(device: "a") { a.append($0) }
+        try TrackReader(path: path).history(device: "b") { b.append($0) }
+        try TrackReader(path: path).history(device: "c") { c.append($0) }
+        #expect(a == stride(from: 0, to: 77, by: 3).map { point("a", Double($0), x: Double($0), y: -Double($0)) })
+        #expect(b == stride(from: 1, to: 77, by: 3).map {
+            TrackPoint(device: "b", t: Double($0), x: Double($0), y: 2 * Double($0), z: 0.5, floor: nil, room: nil, confidence: 0.25)
+        })
+        #expect(c.map(\.room) == stride(from: 2, to: 77, by: 3).map { "hall \($0)" })
+        // Rows are inserted in queue order.
+        let db = try Connection(path: path, mode: .readOnly)
+        #expect(try db.integer("SELECT count(*) FROM track_points p JOIN track_points q ON q.rowid = p.rowid + 1 WHERE q.t < p.t") == 0)
+    }
+
     @Test func anInternedDeviceIsThinnedOnTheCallersSideAndStored() throws {
         let dir = TempDirectory()
         let path = dir.file("w.db")
