@@ -275,7 +275,8 @@ let accuracyPreamble = """
     too, and whichever solve fits better is kept. A soft prior holds the height near 1.2 m above the floor; each
     device's reference power is corrected by the mean residual of its fixes over about two minutes (forgotten
     when it goes away); a floor that three or more nodes fix beats a one- or two-node fit elsewhere; a
-    constant-velocity Kalman filter with a speed cap tracks the fixes. Rooms change by accumulated evidence (a
+    constant-velocity Kalman filter with a speed cap tracks the fixes (its covariance updated in Joseph form and
+    kept symmetric; a fix that is not finite is dropped). Rooms change by accumulated evidence (a
     CUSUM per room): each second adds how much deeper the tracked position lies in that room than in the current
     one (clipped to ±1 m) plus up to 1.5 m when that room's own node hears the device louder than the current
     room's node (full at 10 dB), less a drift of 0.7 m, weighted by the fix's confidence; the sum never goes
@@ -312,6 +313,19 @@ let accuracyPreamble = """
       track moves (0.3–1.0 m/s), a higher drift (1.1–1.5 m) or threshold (3–4 m·s) each either lost most of the
       gain (the variants that stayed at 2 flips) or flipped 4–45 times in six hours. It also needs the grid search the warm start
       skips. Not kept: the SPEC's flip bar comes first.
+      Tried again **scaled by its own noise**: each smoothed RSSI carrying its samples' spread, the noise of the
+      two rooms' cost difference taken from it (Σᵢ (∂costᵢ/∂rssiᵢ in one room − in the other)² · spreadᵢ² / nᵢ),
+      and the room gaining 1.5 m a second × clip((z − dead zone) / scale, ±1) for z standard deviations of fit in
+      its favour (the grid searched at every solve for this measurement). Without a dead zone (scale 3) it did
+      what the raw term did: flat 9.1 → 3.3 %, reference 1.6 → 1.0 % (every bar met), office 0.7 → 0.6 %, door
+      delays 0.9–1.5 s shorter, seed + 1 flat 2.8 → 2.3 %, reference 1.7 → 1.2 %; but the wall-line test flipped
+      81 times in three device-hours. The z there is not the N(0, 1) it should be (six samples give a poor spread,
+      the Hampel filter trims it, and solves 0.5 s apart share most of their window), so it takes a dead zone of
+      z = 4 to get down to 6 flips in three hours (flat 9.5 %) and z = 6 to get none: then the flat keeps its
+      9.1 % and what is left is reference 1.6 → 1.4 %, office 0.7 → 0.6 %, seed + 1 reference 1.7 → 1.4 %, flat
+      2.8 → 2.7 %, office 6.7 → 6.6 %, house unchanged; nothing was measured between z = 4 and 6.
+      Not kept: the gain is a few tenths of a percent on a thin margin, and it needs the grid search on
+      warm-started solves.
     - **Weights that fall with the implied distance** (a node's weight × min(1, d₀ / d), d₀ = 2–4 m): real walks
       worse (straight_01 1.02 → 1.30–1.36 m, straight_03 1.52 → 1.90–2.14 m), house room errors 1.4 → 1.9–6.2 %.
     - **Receiver offsets learned per node** from every device's residuals at its fixes (less the fix's mean):
@@ -319,8 +333,18 @@ let accuracyPreamble = """
       0.47 → 0.82–0.84 m and the office's 1.20 → 1.58–1.68 m.
     - **A recency-weighted RSSI window** (weights e^(−age/τ), τ = 1–2 s): shorter door delays, but for every
       locator alike (they share the smoothing), so the default gains nothing on the baselines.
-    - **More process noise in the tracker** (0.2–1.0 instead of 0.05): door delays up to 0.4 s shorter, medians
-      0.02–0.08 m worse. (At 30 and above the covariance update diverges; the default is far from that.)
+    - **More process noise in the tracker** (0.2–1.0 instead of 0.05; `--acceleration`): door delays up to 0.4 s
+      shorter, medians 0.02–0.08 m worse. At 30 and above the tracker's short-form covariance update (P − KHP)
+      used to lose its symmetry to rounding until the track ran off to ~10¹⁹ m and this report trapped printing
+      that error; the update is now in Joseph form and symmetrised, which moves the default's figures by rounding
+      only (at most 0.01 m here, though `nelder-mead`'s room figures moved by up to a few tenths of a percent,
+      which says how much of them is noise). At 30: flat 1.38 m, house 1.20 m, reference 0.54 m median.
+    - **The whole window of samples per link** (32 samples instead of 8, so a 100 ms advertiser's 3 s window is
+      all there rather than its last 0.8 s): worse nearly everywhere: house 1.03 → 1.17 m median, reference
+      0.47 → 0.51 m and 1.6 → 2.0 % rooms, seed + 1 house 1.8 → 29.6 % rooms,
+      real walks unchanged. The eight-sample ring acts as a shorter window for fast advertisers, which the rest
+      was tuned with; a bounded store that covers the whole window (per-sub-window aggregates) would average the
+      same longer span, so it was not pursued.
     - **Room evidence counted at lower confidence** (full weight from a confidence of 0.1–0.15 instead of 0.3):
       door delays 0.4–1 s shorter, but for every locator alike (the house: default 1.4 → 1.2 %, nearest
       1.2 → 1.1 %, nelder-mead 1.1 → 1.0 %).
