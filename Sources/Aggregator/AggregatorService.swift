@@ -69,9 +69,11 @@ public final class AggregatorService: @unchecked Sendable {
     public func start() throws {
         for warning in StartupAudit.warnings(settings) { log("warning: \(warning)") }
         if let path = settings.database { try openStorage(path) }
-        let topics = settings.topics
+        let topics = settings.topics, scratch = PrepareScratch()
         let client = try MQTTClient(settings.mqtt, queue: work,
-                                    prepare: { topic, payload in PreparedBatch.prepare(topic: topic, payload: payload, topics: topics) },
+                                    prepare: { topic, payload in
+                                        PreparedBatch.prepare(topic: topic, payload: payload, topics: topics, scratch: scratch)
+                                    },
                                     onEvent: { [weak self] event in self?.handle(event) })
         self.client = client
         metrics.registry.collect("whereabouts_shed_messages_total",
