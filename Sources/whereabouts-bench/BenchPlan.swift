@@ -1,17 +1,6 @@
 import Foundation
 
-/// What this run of `whereabouts-bench` does, from its arguments:
-///
-///     whereabouts-bench                 the whole suite (`make bench`): table printed and
-///                                       written to docs/benchmarks.md
-///     whereabouts-bench --smoke         the whole suite at toy sizes, to check it still works
-///                                       (`make test` runs this); writes nothing unless --out
-///     whereabouts-bench --only NAME     one bench: decoder, storage, engine, edge, e2e,
-///                                       storage-cost, memory, scaling, profile
-///     --out FILE                        where the table goes ('-': nowhere)
-///     --bin DIR                         where the whereabouts executables are (default: beside this one)
-///     --rates R1,R2,…  --devices N  --nodes N   override the ladder and the load's shape
-///     --no-db                           profile: run the aggregator with `--db none`
+/// What this run of `whereabouts-bench` does, from its arguments (`usage` says how).
 struct BenchPlan {
     var smoke = false
     var rates: [Double]?
@@ -23,6 +12,21 @@ struct BenchPlan {
     var problem: String?
     /// `--no-db`: the profile item runs the aggregator without SQLite.
     var storage = true
+    /// `--help`: print `usage` and run nothing.
+    var help = false
+
+    static let usage = """
+        usage: whereabouts-bench [--smoke] [--only NAME] [--out FILE|-] [--bin DIR]
+                                 [--rates R1,R2,…] [--devices N] [--nodes N] [--no-db]
+
+          (no --only)       the whole suite (`make bench`): the table is printed and written
+                            to docs/benchmarks.md (or --out FILE; '-' writes nowhere)
+          --smoke           the whole suite at toy sizes, to check it still works (make test)
+          --only NAME       one bench: \(names.joined(separator: ", "))
+          --bin DIR         where the whereabouts executables are (default: beside this one)
+          --rates, --devices, --nodes   override the end-to-end ladder and the load's shape
+          --no-db           profile: run the aggregator with `--db none`
+        """
 
     static let names = ["decoder", "storage", "engine", "edge", "e2e", "storage-cost", "memory", "scaling", "profile"]
 
@@ -40,6 +44,7 @@ struct BenchPlan {
             case "--devices": devices = rest.popFirst().flatMap { Int($0) }
             case "--nodes": nodes = rest.popFirst().flatMap { Int($0) }
             case "--no-db": storage = false
+            case "--help", "-h": help = true
             default: problem = "unknown argument \(argument)"
             }
         }
@@ -49,10 +54,10 @@ struct BenchPlan {
     }
 
     /// True when `name` runs in this process.
-    func runs(_ name: String) -> Bool { problem == nil && only == name }
+    func runs(_ name: String) -> Bool { problem == nil && !help && only == name }
 
     /// The whole suite, which runs the in-process benches as children for their figures.
-    var isSuite: Bool { problem == nil && only == nil }
+    var isSuite: Bool { problem == nil && !help && only == nil }
 
     var scale: SuiteScale {
         var scale = smoke ? SuiteScale.smoke : .full

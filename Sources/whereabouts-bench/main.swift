@@ -4,7 +4,11 @@
 import Foundation
 
 let plan = BenchPlan(arguments: Array(CommandLine.arguments.dropFirst()))
-if let problem = plan.problem { FileHandle.standardError.write(Data("whereabouts-bench: \(problem)\n".utf8)); exit(64) }
+if let problem = plan.problem {
+    FileHandle.standardError.write(Data("whereabouts-bench: \(problem)\n\(BenchPlan.usage)\n".utf8))
+    exit(64)
+}
+if plan.help { print(BenchPlan.usage); exit(0) }
 if plan.runs("decoder") { runDecoderBench(seconds: plan.scale.childSeconds) }
 if plan.runs("storage") { runStorageBench(points: plan.scale.storagePoints) }
 if plan.runs("engine") { runEngineBench(seconds: plan.scale.childSeconds) }
