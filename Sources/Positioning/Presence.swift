@@ -23,8 +23,10 @@ struct Presence: Sendable {
     var room = -1
     var roomSince = 0.0
     var floor = -1
-    /// Per room of the site: evidence (m·s) that the device is there rather than in `room`.
-    private var evidence: [Double] = []
+    /// Evidence (m·s) that the device is in another room rather than in `room`, kept only for
+    /// the few rooms where it is above zero (a device has some near it, none across the site):
+    /// a dense per-room array cost every device 8 bytes per room of the site.
+    private var evidence: [(room: Int32, value: Double)] = []
     private var lastObserved = -Double.infinity
     /// Before the first enter: the room the last solves agreed on, and how many did.
     private var firstRoom = -1
@@ -46,25 +48,36 @@ struct Presence: Sendable {
         lastObserved = t
         guard room >= 0 else { enterFirstRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit); return }
         guard confidence >= options.minimumConfidence, site.floors.indices.contains(f) else { return }
-        if evidence.count != site.rooms.count { evidence = [Double](repeating: 0, count: site.rooms.count) }
         let weight = min(confidence / options.roomConfidence, 1) * dt
         let cap = options.roomStep
         // The current room on another floor: this fix says the device is not in it at all.
         let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
+        // A room whose box lies farther than this is at least `cap` shallower than the current
+        // one, so its depth term is -cap without measuring it (the margin covers rounding).
+        let far = cap - here + 1e-6
         var winner = -1, winnerRatio = 1.0
         for c in site.rooms.indices where c != room {
-            guard site.rooms[c].floor == f else {
-                evidence[c] = max(0, evidence[c] - weight * (cap + options.roomDrift))
-                continue
+            let held = evidence.firstIndex { $0.room == Int32(c) }
+            let before = held.map { evidence[$0].value } ?? 0
+            let after: Double
+            if site.rooms[c].floor == f {
+                var step = site.rooms[c].boxDistance(p) > far ? -cap : min(max(site.signedDepth(room: c, at: p) - here, -cap), cap)
+                // The room whose own node hears the device clearly louder than the current room's
+                // does gains, as a nearest-node system would say; a tie adds nothing.
+                let louder = heard[c] - heard[room]
+                if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
+                after = max(0, before + weight * (step - options.roomDrift))
+            } else {
+                after = max(0, before - weight * (cap + options.roomDrift))
             }
-            var step = min(max(site.signedDepth(room: c, at: p) - here, -cap), cap)
-            // The room whose own node hears the device clearly louder than the current room's
-            // does gains, as a nearest-node system would say; a tie adds nothing.
-            let louder = heard[c] - heard[room]
-            if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
-            evidence[c] = max(0, evidence[c] + weight * (step - options.roomDrift))
+            if let held {
+                if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
+            } else if after > 0 {
+                evidence.append((Int32(c), after))
+            }
+            guard site.rooms[c].floor == f else { continue }
             let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
-            let ratio = evidence[c] / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
+            let ratio = after / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
             if ratio >= winnerRatio { winner = c; winnerRatio = ratio }
         }
         guard winner >= 0 else { return }
@@ -87,7 +100,7 @@ struct Presence: Sendable {
     private mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         room = r; roomSince = t; floor = f
         firstRoom = -1; firstCount = 0
-        for i in evidence.indices { evidence[i] = 0 }
+        evidence.removeAll(keepingCapacity: true)
         emit(.enter, r, true, nil)
     }
 
@@ -97,7 +110,7 @@ struct Presence: Sendable {
         visits.removeAll(keepingCapacity: true)
         if room >= 0 { emit(.exit, room, true, t - roomSince) }
         room = -1; firstRoom = -1; firstCount = 0
-        for i in evidence.indices { evidence[i] = 0 }
+        evidence.removeAll()
     }
 
     /// Zones the device is in now.

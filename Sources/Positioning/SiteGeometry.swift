@@ -24,10 +24,22 @@ struct SiteGeometry: Sendable {
         var points: [Point2]
         /// √area: how big a margin the area can afford.
         var size: Double
+        /// The outline's bounding box: no point of the area is nearer to a point outside it.
+        var low: Point2
+        var high: Point2
 
         init(id: String, floor: Int, points: [Point2]) {
             self.id = id; self.floor = floor; self.points = points
             size = abs(Polygon.signedArea(points)).squareRoot()
+            low = Point2(points.lazy.map(\.x).min() ?? .infinity, points.lazy.map(\.y).min() ?? .infinity)
+            high = Point2(points.lazy.map(\.x).max() ?? -.infinity, points.lazy.map(\.y).max() ?? -.infinity)
+        }
+
+        /// How far `p` lies outside the bounding box (0 inside it): a lower bound of its
+        /// distance to the area.
+        func boxDistance(_ p: Point2) -> Double {
+            let dx = max(low.x - p.x, 0, p.x - high.x), dy = max(low.y - p.y, 0, p.y - high.y)
+            return (dx * dx + dy * dy).squareRoot()
         }
     }
 
