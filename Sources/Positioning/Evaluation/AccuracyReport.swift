@@ -45,17 +45,7 @@ public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
     out += "| scenario | locator | median / p90 / p95 (m) | room errors | flips / h still | door delay (s) | bars (default) |\n"
     out += "|---|---|---|---:|---:|---|---|\n"
     for run in runs {
-        for kind in LocatorKind.allCases {
-            let s = run.score(kind)
-            var bars = ""
-            if kind == .default {
-                let missed = run.missedBars
-                bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
-            }
-            out += "| \(run.name) | \(kind.rawValue) | \(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
-                + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
-                + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
-        }
+        for kind in LocatorKind.allCases { out += "| \(run.name) | \(kind.rawValue) | " + scoreCells(run, kind) }
     }
     out += "\n### Per device\n\n| scenario | device | default | nearest | nelder-mead |\n|---|---|---|---|---|\n"
     for run in runs {
@@ -83,20 +73,24 @@ public func reseededMarkdown(_ sets: [(offset: UInt64, runs: [ScenarioAccuracy])
     out += "|---|---|---|---|---:|---:|---|---|\n"
     for set in sets {
         for run in set.runs {
-            for kind in LocatorKind.allCases {
-                let s = run.score(kind)
-                var bars = ""
-                if kind == .default {
-                    let missed = run.missedBars
-                    bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
-                }
-                out += "| \(run.name) | +\(set.offset) | \(kind.rawValue) | \(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
-                    + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
-                    + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
-            }
+            for kind in LocatorKind.allCases { out += "| \(run.name) | +\(set.offset) | \(kind.rawValue) | " + scoreCells(run, kind) }
         }
     }
     return out
+}
+
+/// A table row's cells after its names: errors, rooms, flips, door delay, and for the default
+/// locator the bars it misses.
+private func scoreCells(_ run: ScenarioAccuracy, _ kind: LocatorKind) -> String {
+    let s = run.score(kind)
+    var bars = ""
+    if kind == .default {
+        let missed = run.missedBars
+        bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
+    }
+    return "\(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
+        + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
+        + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
 }
 
 func confusionTable(_ s: SiteScore) -> String {
