@@ -30,11 +30,25 @@ extension Batch {
     /// Decodes a SPEC §2 batch. A malformed document throws; a single bad reading is left
     /// out and counted in `badReadings`, so one bad reading never costs the others.
     public static func decode(_ bytes: UnsafeRawBufferPointer, badReadings: inout Int) throws(PayloadError) -> Batch {
+        var readings: [Reading] = []
+        let header = try decodeEnvelope(bytes, badReadings: &badReadings) { (s: inout JSONScanner) throws(JSONError) in
+            guard let r = try Reading.decode(&s) else { return false }
+            readings.append(r)
+            return true
+        }
+        return Batch(node: header.node, seq: header.seq, t: header.t, readings: readings)
+    }
+
+    /// What every batch decoder shares: the size limit, the header's keys and checks, the
+    /// limit on readings and the count of bad ones. `reading` decodes one element of
+    /// `readings` and says whether it was kept (a reading it leaves out is counted as bad).
+    @inline(__always)
+    static func decodeEnvelope(_ bytes: UnsafeRawBufferPointer, badReadings: inout Int,
+                               reading: (inout JSONScanner) throws(JSONError) -> Bool) throws(PayloadError) -> BatchHeader {
         guard bytes.count <= maxPayloadBytes else { throw PayloadError(.oversized, "payload of \(bytes.count) bytes") }
         var scanner = JSONScanner(bytes)
         var version: Int64?, node: String?, seq: Int64?, t: Double?
-        var readings: [Reading] = []
-        var skipped = 0
+        var kept = 0, skipped = 0
         do throws(JSONError) {
             try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
                 if keyEquals(key, "v") { version = try s.integer() }
@@ -43,8 +57,8 @@ extension Batch {
                 else if keyEquals(key, "t") { t = try s.double() }
                 else if keyEquals(key, "readings") {
                     try s.array { (s: inout JSONScanner) throws(JSONError) in
-                        guard readings.count < maxReadings else { throw s.error("more than \(maxReadings) readings") }
-                        if let r = try Reading.decode(&s) { readings.append(r) } else { skipped += 1 }
+                        guard kept < maxReadings else { throw s.error("more than \(maxReadings) readings") }
+                        if try reading(&s) { kept += 1 } else { skipped += 1 }
                     }
                 } else { try s.skipValue() }
             }
@@ -58,7 +72,7 @@ extension Batch {
         guard let seq, seq >= 0 else { throw PayloadError(.malformed, "missing or negative \"seq\"") }
         guard let t, t.isFinite, t > 0 else { throw PayloadError(.malformed, "missing or bad \"t\"") }
         badReadings += skipped
-        return Batch(node: node, seq: UInt64(seq), t: t, readings: readings)
+        return BatchHeader(node: node, seq: UInt64(seq), t: t)
     }
 
     public static func decode(_ bytes: [UInt8], badReadings: inout Int) throws(PayloadError) -> Batch {

@@ -48,36 +48,13 @@ extension Batch {
     /// readings) into `readings`, which is emptied first and reused: no allocation per reading.
     public static func decodeRaw(_ bytes: UnsafeRawBufferPointer, into readings: inout [BatchReading],
                                  badReadings: inout Int) throws(PayloadError) -> BatchHeader {
-        guard bytes.count <= maxPayloadBytes else { throw PayloadError(.oversized, "payload of \(bytes.count) bytes") }
         readings.removeAll(keepingCapacity: true)
-        var scanner = JSONScanner(bytes)
-        var version: Int64?, node: String?, seq: Int64?, t: Double?
-        var skipped = 0
-        do throws(JSONError) {
-            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
-                if keyEquals(key, "v") { version = try s.integer() }
-                else if keyEquals(key, "node") { node = try s.string() }
-                else if keyEquals(key, "seq") { seq = try s.integer() }
-                else if keyEquals(key, "t") { t = try s.double() }
-                else if keyEquals(key, "readings") {
-                    try s.array { (s: inout JSONScanner) throws(JSONError) in
-                        guard readings.count < maxReadings else { throw s.error("more than \(maxReadings) readings") }
-                        if let r = BatchReading.decodeCanonical(&s) { readings.append(r) }
-                        else if let r = try BatchReading.decode(&s) { readings.append(r) } else { skipped += 1 }
-                    }
-                } else { try s.skipValue() }
-            }
-            guard scanner.isAtEnd else { throw scanner.error("trailing bytes") }
-        } catch {
-            throw PayloadError(error.message.hasPrefix("more than") ? .oversized : .malformed, error.description)
+        return try decodeEnvelope(bytes, badReadings: &badReadings) { (s: inout JSONScanner) throws(JSONError) in
+            if let r = BatchReading.decodeCanonical(&s) { readings.append(r); return true }
+            guard let r = try BatchReading.decode(&s) else { return false }
+            readings.append(r)
+            return true
         }
-        guard let version else { throw PayloadError(.malformed, "missing \"v\"") }
-        guard version == Int64(Batch.version) else { throw PayloadError(.version, "batch version \(version)") }
-        guard let node, !node.isEmpty else { throw PayloadError(.malformed, "missing \"node\"") }
-        guard let seq, seq >= 0 else { throw PayloadError(.malformed, "missing or negative \"seq\"") }
-        guard let t, t.isFinite, t > 0 else { throw PayloadError(.malformed, "missing or bad \"t\"") }
-        badReadings += skipped
-        return BatchHeader(node: node, seq: UInt64(seq), t: t)
     }
 }
 
