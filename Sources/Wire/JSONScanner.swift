@@ -235,12 +235,7 @@ public struct JSONScanner {
 
     private mutating func consumeLiteral(_ literal: StaticString) -> Bool {
         skipWhitespace()
-        let n = literal.utf8CodeUnitCount
-        guard offset + n <= bytes.count else { return false }
-        let p = literal.utf8Start
-        for k in 0..<n where bytes[offset + k] != p[k] { return false }
-        offset += n
-        return true
+        return consumeExactly(literal)
     }
 }
 
