@@ -44,3 +44,29 @@ struct RealWalkTests {
                 "default \(ours.median) / \(ours.p90) m vs nelder-mead \(nelderMead.median) / \(nelderMead.p90) m")
     }
 }
+
+struct CalibrationResidualTests {
+    @Test func residualsShowWhichReceiverIsLouderThanTheModel() throws {
+        let nodes = [Node(name: "a", point: Point3(0, 0, 1)), Node(name: "b", point: Point3(10, 0, 1)),
+                     Node(name: "c", point: Point3(5, 8, 1))]
+        let calibration = Calibration(absorption: 2, txRef: -60, rxAdj: ["a": 0, "b": 0, "c": 0])
+        let model = PathLoss(exponent: 2)
+        var readings: [(node: String, reading: Reading)] = []
+        var truth: [(t: Double, position: Point3)] = []
+        for step in 0..<60 {
+            let t = Double(step) * 0.1
+            let p = Point3(1 + Double(step) * 0.1, 3, 1)
+            for node in nodes {
+                // Whole dB, as radios report; node b hears 4 dB louder than the model says.
+                let rssi = model.rssi(distance: distance(p, node.point), txRef: -60) + (node.name == "b" ? 4 : 0)
+                readings.append((node.name, Reading(id: "mac:x", rssi: Int(rssi.rounded()), t: t, kind: .mac)))
+                truth.append((t, p))
+            }
+        }
+        let (rms, perNode) = calibration.residuals(of: Walk(name: "w", readings: readings, truth: truth), nodes: nodes)
+        #expect(abs((perNode["b"] ?? 0) - 4) < 0.3, "\(perNode)")
+        #expect(abs(perNode["a"] ?? 9) < 0.3 && abs(perNode["c"] ?? 9) < 0.3, "\(perNode)")
+        // Only b is off: the RMS is about 4 / √3 plus rounding.
+        #expect(abs(rms - 4 / 3.0.squareRoot()) < 0.3, "\(rms)")
+    }
+}

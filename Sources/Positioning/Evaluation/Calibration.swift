@@ -45,6 +45,26 @@ public struct Calibration: Sendable, Equatable {
         return Calibration(absorption: solution[0], txRef: txRef, rxAdj: rxAdj)
     }
 
+    /// How well this calibration explains a walk's readings at their true positions: the
+    /// root-mean-square residual (dB) and each heard node's mean residual (measured minus
+    /// modelled, dB; positive is louder than the model), by node name.
+    public func residuals(of walk: Walk, nodes: [Node]) -> (rms: Double, perNode: [String: Double]) {
+        let model = PathLoss(exponent: absorption)
+        var sums: [String: (total: Double, count: Double)] = [:]
+        var squares = 0.0, count = 0.0
+        for (i, item) in walk.readings.enumerated() where item.reading.rssi < 0 && i < walk.truth.count {
+            guard let node = nodes.first(where: { $0.name == item.node }) else { continue }
+            let truth = walk.truth(at: item.reading.t) ?? walk.truth[i].position
+            let expected = model.rssi(distance: max(distance(truth, node.point), 0.1), txRef: txRef)
+            let e = Double(item.reading.rssi) + (rxAdj[node.name] ?? 0) - expected
+            squares += e * e
+            count += 1
+            sums[node.name, default: (0, 0)].total += e
+            sums[node.name, default: (0, 0)].count += 1
+        }
+        return ((squares / max(count, 1)).squareRoot(), sums.mapValues { $0.total / $0.count })
+    }
+
     /// The site with this calibration's exponent, reference power and node adjustments.
     public func applied(to site: Site) -> Site {
         var site = site
