@@ -89,8 +89,9 @@ struct LossGrid: Sendable {
     private func accumulate(_ obs: [Observation], problem: Problem, row r: Int, from c: Int, stride: Int, count: Int,
                             into cost: UnsafeMutableBufferPointer<Float>) {
         for k in 0..<count { cost[k] = 0 }
-        let inverseSigma = Float(1 / problem.sigma), huber = Float(problem.huber)
+        let huber = Float(problem.huber)
         for o in obs {
+            let inverseSigma = Float(1 / (problem.sigma * o.spread))
             let target = Float(o.rssi - o.txRef), w = Float(problem.weight(o))
             var at = Int(o.node) * cellCount + r * columns + c
             for k in 0..<count {

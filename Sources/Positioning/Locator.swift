@@ -10,6 +10,9 @@ struct Observation: Sendable {
     var txRef: Double
     /// Samples behind the smoothed RSSI.
     var samples: Int
+    /// This observation's noise as a multiple of the locator's nominal spread (1 or more);
+    /// the default locator sets it per solve (`Multilateration.rangeFloor`).
+    var spread: Double = 1
     /// Wall attenuation on the line of sight from the current estimate; solvers refresh it.
     var walls: Double = 0
 }

@@ -19,6 +19,12 @@ struct Multilateration: Locator {
     var warmCost = 0.3
     /// …and it ended within this many metres of the prediction.
     var warmReach = 0.5
+    /// Metres of range the model cannot resolve to any node (where the antennas sit on the
+    /// node and on the carrier, the device's unknown height). In dB that is `slope · floor / d`:
+    /// nothing beyond a couple of metres, as much as `sigma` itself at 0.3 m, so a node heard
+    /// as if it were right beside the device cannot drag the fix onto itself alone. Joins
+    /// `sigma` in quadrature; 0 turns it off.
+    var rangeFloor = 0.25
 
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
@@ -28,6 +34,7 @@ struct Multilateration: Locator {
         default: break
         }
         var problem = Problem(sigma: sigma, huber: huber, slope: model.slope, floor: floor)
+        widenNearNodes(&obs, model: model)
         if let h = site.deviceHeight { problem.height = site.floors[floor].min.z + h }
         // A warm start: when the solve from the track's prediction ends near it and fits well,
         // the global search is skipped (it is most of a solve's cost on a big floor).
@@ -57,6 +64,18 @@ struct Multilateration: Locator {
         guard let best else { return nil }
         problem.refreshWalls(&obs, at: best.x, site: site)
         return problem.fix(obs, at: best.x, cost: best.cost)
+    }
+
+    /// Sets each observation's `spread`: the nominal `sigma` and the range floor's dB, in
+    /// quadrature, at the distance the observation's RSSI implies (known before the solve,
+    /// so the weights stay fixed while it runs).
+    func widenNearNodes(_ obs: inout [Observation], model: PathLoss) {
+        guard rangeFloor > 0 else { return }
+        for i in obs.indices {
+            let implied = max(model.distance(rssi: obs[i].rssi, txRef: obs[i].txRef), 0.3)
+            let near = model.slope * rangeFloor / (sigma * implied)
+            obs[i].spread = (1 + near * near).squareRoot()
+        }
     }
 
     /// Minimises from `start` with walls held, re-solving while the solution sees other walls.
@@ -150,7 +169,7 @@ struct Problem {
     func residual(_ o: Observation, at x: Point3) -> (e: Double, d: Double) {
         let d = max(distance(x, o.position), 0.3)
         let expected = o.txRef - slope * Elementary.log(d) - o.walls
-        return ((o.rssi - expected) / sigma, d)
+        return ((o.rssi - expected) / (sigma * o.spread), d)
     }
 
     /// A node heard once or twice counts less than one heard throughout the window.
@@ -189,7 +208,7 @@ struct Problem {
             let (e, d) = residual(o, at: x)
             let magnitude = abs(e), wo = weight(o)
             cost += wo * (magnitude <= huber ? 0.5 * e * e : huber * (magnitude - 0.5 * huber))
-            let k = slope / (sigma * d * d)
+            let k = slope / (sigma * o.spread * d * d)
             let j = (k * (x.x - o.position.x), k * (x.y - o.position.y), k * (x.z - o.position.z))
             let w = wo * huberWeight(e)
             a.addOuter(j, weight: w)
