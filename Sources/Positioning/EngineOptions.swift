@@ -21,14 +21,6 @@ public struct EngineOptions: Sendable, Equatable {
     /// than the current room's node does (and against it when quieter), in proportion below that.
     public var heardStep = 1.5
     public var heardScale = 10.0
-    /// The stay test, a second and slower one on the position alone: each second adds how
-    /// much deeper the position lies in another room than in the current one (clipped to
-    /// `stayStep`), less `stayDrift`; the room changes at `stayEvidence` (m·s), doors or not.
-    /// It corrects a room the fast test above chose wrong, from a position that lies a few
-    /// tenths of a metre inside the right room for a minute or two; 0 turns it off.
-    public var stayEvidence = 20.0
-    public var stayDrift = 0.1
-    public var stayStep = 0.5
     /// The first room after a start or an away needs this many solves in a row naming it…
     public var firstRoomSolves = 3
     /// …or one fix at least this confident.

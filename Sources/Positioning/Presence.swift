@@ -8,16 +8,9 @@ import Wire
 /// time it stands for — and the sum is floored at zero (a CUSUM). A still device near a wall
 /// adds evidence that averages below zero and rarely reaches the threshold; a walk through a
 /// door adds about `roomStep` a second and crosses it within seconds. Rooms not joined to the
-/// current one need `farRoomDwellFactor` times the evidence.
-///
-/// Beside that fast test runs a slow one on the position alone, the stay test (`stayEvidence`,
-/// `stayDrift`, `stayStep`): a small drift and a large threshold, so a position that lies a few
-/// tenths of a metre inside another room for a minute or two moves the device there, doors or
-/// not, while one wandering around a wall line gathers nothing. It corrects the fast test's
-/// mistakes on the way into a room (a node in the wrong room heard louder, the position near
-/// the wall). Zones are entered after `dwell` seconds clearly inside and left after `dwell`
-/// seconds clearly outside. Every enter is paired with exactly one exit, including on `leave`
-/// (away or shutdown).
+/// current one need `farRoomDwellFactor` times the evidence. Zones are entered after `dwell`
+/// seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is
+/// paired with exactly one exit, including on `leave` (away or shutdown).
 struct Presence: Sendable {
     struct Visit: Sendable {
         var zone: Int
@@ -33,7 +26,7 @@ struct Presence: Sendable {
     /// Evidence (m·s) that the device is in another room rather than in `room`, kept only for
     /// the few rooms where it is above zero (a device has some near it, none across the site):
     /// a dense per-room array cost every device 8 bytes per room of the site.
-    private var evidence: [(room: Int32, fast: Double, stay: Double)] = []
+    private var evidence: [(room: Int32, value: Double)] = []
     private var lastObserved = -Double.infinity
     /// Before the first enter: the room the last solves agreed on, and how many did.
     private var firstRoom = -1
@@ -56,43 +49,35 @@ struct Presence: Sendable {
         guard room >= 0 else { enterFirstRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit); return }
         guard confidence >= options.minimumConfidence, site.floors.indices.contains(f) else { return }
         let weight = min(confidence / options.roomConfidence, 1) * dt
-        let cap = max(options.roomStep, options.stayStep)
+        let cap = options.roomStep
         // The current room on another floor: this fix says the device is not in it at all.
-        let sameFloor = site.rooms[room].floor == f
-        let here = sameFloor ? site.signedDepth(room: room, at: p) : -cap
+        let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
         // A room whose box lies farther than this is at least `cap` shallower than the current
-        // one, so its depth terms are at their floor without measuring it (the margin covers rounding).
+        // one, so its depth term is -cap without measuring it (the margin covers rounding).
         let far = cap - here + 1e-6
         var winner = -1, winnerRatio = 1.0
         for c in site.rooms.indices where c != room {
             let held = evidence.firstIndex { $0.room == Int32(c) }
-            var fast = held.map { evidence[$0].fast } ?? 0, stay = held.map { evidence[$0].stay } ?? 0
+            let before = held.map { evidence[$0].value } ?? 0
+            let after: Double
             if site.rooms[c].floor == f {
-                let lead = site.rooms[c].boxDistance(p) > far ? -cap : site.signedDepth(room: c, at: p) - here
-                var step = min(max(lead, -options.roomStep), options.roomStep)
+                var step = site.rooms[c].boxDistance(p) > far ? -cap : min(max(site.signedDepth(room: c, at: p) - here, -cap), cap)
                 // The room whose own node hears the device clearly louder than the current room's
                 // does gains, as a nearest-node system would say; a tie adds nothing.
                 let louder = heard[c] - heard[room]
                 if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
-                fast = max(0, fast + weight * (step - options.roomDrift))
-                stay = max(0, stay + weight * (min(max(lead, -options.stayStep), options.stayStep) - options.stayDrift))
+                after = max(0, before + weight * (step - options.roomDrift))
             } else {
-                fast = max(0, fast - weight * (options.roomStep + options.roomDrift))
-                stay = max(0, stay - weight * (options.stayStep + options.stayDrift))
+                after = max(0, before - weight * (cap + options.roomDrift))
             }
-            if options.stayEvidence <= 0 { stay = 0 }
             if let held {
-                if fast > 0 || stay > 0 { evidence[held].fast = fast; evidence[held].stay = stay } else { evidence.remove(at: held) }
-            } else if fast > 0 || stay > 0 {
-                evidence.append((Int32(c), fast, stay))
+                if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
+            } else if after > 0 {
+                evidence.append((Int32(c), after))
             }
             guard site.rooms[c].floor == f else { continue }
             let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
-            let fastRatio = fast / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
-            // The stay test ignores doors: it corrects a room the fast test got wrong, and the
-            // right one need not open onto the wrong one.
-            let stayRatio = options.stayEvidence > 0 ? stay / options.stayEvidence : 0
-            let ratio = max(fastRatio, stayRatio)
+            let ratio = after / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
             if ratio >= winnerRatio { winner = c; winnerRatio = ratio }
         }
         guard winner >= 0 else { return }
