@@ -39,6 +39,8 @@ final class AggregatorCore {
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
+    /// The engine's solve and hold counts already added to the metrics.
+    private var counted = (solves: 0, holds: 0)
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
@@ -234,8 +236,14 @@ final class AggregatorCore {
     private func advance(to t: Double, into effects: inout [Effect]) {
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
+        if engine.solves != counted.solves { metrics.solved.add(UInt64(engine.solves - counted.solves)); counted.solves = engine.solves }
+        if engine.holds != counted.holds { metrics.held.add(UInt64(engine.holds - counted.holds)); counted.holds = engine.holds }
         for output in outputs {
             switch output {
+            // A held fix says nothing new (same place, room and zones as the state already
+            // published and retained): publishing it would only load the broker and subscribers.
+            case .update(let u) where u.isHeld:
+                continue
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)

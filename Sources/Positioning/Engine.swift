@@ -42,6 +42,10 @@ public final class Engine {
     /// until forgetting frees a slot. Bounds memory whatever the radio brings.
     public var maxDevices = 100_000
 
+    /// Solves made, and solves left out because the device's last fix still stood (`mayHold`).
+    public internal(set) var solves = 0
+    public internal(set) var holds = 0
+
     public private(set) var rejections = Rejections()
     public private(set) var accepted = 0
     public private(set) var lastRejection: Rejection?

@@ -2,6 +2,16 @@
 public struct EngineOptions: Sendable, Equatable {
     /// Seconds of event time between two solves of one device.
     public var updateInterval = 0.5
+    /// A device that is still, settled in its room, and heard at the same levels by the same
+    /// nodes as at its last solve is not solved again for up to this many seconds: its last fix
+    /// is held (`DeviceUpdate.isHeld`). 0 solves every device at every interval.
+    public var holdLimit = 3.0
+    /// The most any node's smoothed level may differ from the last solve's for a hold, dB.
+    public var holdLevelChange = 2.5
+    /// A hold needs the track slower than this, m/s…
+    public var holdSpeed = 0.15
+    /// …and the last solve to have moved it less than this, m.
+    public var holdStep = 0.5
     /// Seconds a zone must stay clearly entered (or left) before the device changes it.
     public var dwell = 2.0
     /// Metres from a zone's edge that count as clearly inside or outside.
