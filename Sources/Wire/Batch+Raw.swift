@@ -20,6 +20,9 @@ public struct BatchReading: Sendable, Equatable {
     public var tx: Int16
     public var t: Double
     public var kind: ReadingKind
+    /// Free for the consumer: the aggregator keeps the engine's hash of the id here, made on
+    /// the network thread that decoded the batch, so the work queue does not hash it again.
+    public var idHash = 0
 
     public static let noTx = Int16.min
 
