@@ -170,34 +170,46 @@ public struct JSONScanner {
     /// A number as a Double (integers and decimals with exponents).
     public mutating func double() throws(JSONError) -> Double {
         skipWhitespace()
-        let start = offset
+        // A local index, stored back once: stepping the stored `offset` costs a store per
+        // digit, and a reading's time has thirteen or more.
+        let start = offset, end = bytes.count
+        var i = start
         var negative = false
-        if byte(at: offset) == UInt8(ascii: "-") { negative = true; offset += 1 }
+        if i < end && bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
         var mantissa: UInt64 = 0
         var digits = 0, exponent = 0
-        while let c = byte(at: offset), c >= 0x30, c <= 0x39 {
-            if digits < 19 { mantissa = mantissa * 10 + UInt64(c - 0x30) } else { exponent += 1 }
-            digits += 1; offset += 1
+        while i < end {
+            let d = bytes[i] &- 0x30
+            guard d <= 9 else { break }
+            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d) } else { exponent += 1 }
+            digits += 1; i += 1
         }
-        if byte(at: offset) == UInt8(ascii: ".") {
-            offset += 1
+        if i < end && bytes[i] == UInt8(ascii: ".") {
+            i += 1
             var fractionDigits = 0
-            while let c = byte(at: offset), c >= 0x30, c <= 0x39 {
-                if digits < 19 { mantissa = mantissa * 10 + UInt64(c - 0x30); exponent -= 1; digits += 1 }
-                offset += 1; fractionDigits += 1
+            while i < end {
+                let d = bytes[i] &- 0x30
+                guard d <= 9 else { break }
+                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); exponent -= 1; digits += 1 }
+                i += 1; fractionDigits += 1
             }
-            if fractionDigits == 0 { throw error("bad number") }
+            if fractionDigits == 0 { offset = i; throw error("bad number") }
         }
-        if let c = byte(at: offset), c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-            offset += 1
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
             var expNegative = false
-            if let s = byte(at: offset), s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { expNegative = s == UInt8(ascii: "-"); offset += 1 }
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { expNegative = bytes[i] == UInt8(ascii: "-"); i += 1 }
             var e = 0, expDigits = 0
-            while let d = byte(at: offset), d >= 0x30, d <= 0x39 { e = min(e * 10 + Int(d - 0x30), 10_000); offset += 1; expDigits += 1 }
-            if expDigits == 0 { throw error("bad number") }
+            while i < end {
+                let d = bytes[i] &- 0x30
+                guard d <= 9 else { break }
+                e = min(e * 10 + Int(d), 10_000); i += 1; expDigits += 1
+            }
+            if expDigits == 0 { offset = i; throw error("bad number") }
             exponent += expNegative ? -e : e
         }
         guard digits > 0 else { offset = start; throw error("expected a number") }
+        offset = i
         let value = scaled(mantissa, exponent)
         return negative ? -value : value
     }
