@@ -19,8 +19,10 @@ struct DeviceState: Sendable {
     /// Event time of the last real solve (not a held fix), and what each node heard then.
     var lastFix = -Double.infinity
     var heard: [HeardLevel] = []
-    /// Metres the last solve moved the track.
-    var fixStep = Double.infinity
+    /// Where the track has stayed within `holdStep` of since `anchorSince` (a still device's
+    /// noise moves it back and forth; a walker's carries it away, moving the anchor on).
+    var anchor = Point2(.infinity, .infinity)
+    var anchorSince = Double.infinity
     var track: Track
     var presence = Presence()
     /// Learned correction to the reference power, dB.

@@ -96,14 +96,14 @@ extension Engine {
         guard let fix = bestFix(device: d, at: t) else { return true }
         solves += 1
         var position = fix.position
-        let before = devices[d].track.isStarted && devices[d].track.floor == fix.floor ? devices[d].track.position : nil
+        let floorBefore = devices[d].track.floor
         if locatorKind.isTracked {
             devices[d].track.update(fix, at: t)
             position = geometry.clamp(devices[d].track.position, floor: fix.floor)
         } else {
             devices[d].track.start(fix, at: t)
         }
-        devices[d].fixStep = before.map { distance($0, devices[d].track.position) } ?? .infinity
+        settle(device: d, floorBefore: floorBefore, at: t)
         if options.txLearning > 0, locatorKind == .default, fix.fixes >= 3,
            let loudest = strongestObservation(), geometry.nodes[Int(loudest.node)].floors.contains(fix.floor) {
             // Only where the loudest node agrees on the floor: learning on a wrong floor would

@@ -8,10 +8,11 @@ struct HeardLevel: Sendable {
 
 extension Engine {
     /// Whether device `d`'s last fix still stands at `t`, so that solving again (with the
-    /// observations just gathered) would learn nothing: the device is still, in a room with no
-    /// room or zone change under way, every node that hears it now heard it at the last solve
-    /// and none of their smoothed levels moved by more than `holdLevelChange`, and the last
-    /// solve is less than `holdLimit` old.
+    /// observations just gathered) would learn nothing: the device is still (its track has
+    /// stayed within `holdStep` of one place for `holdSettle` seconds and is slower than
+    /// `holdSpeed`), in a room with no room or zone change under way, every node that hears it
+    /// now heard it at the last solve and none of their smoothed levels moved by more than
+    /// `holdLevelChange`, and the last solve is less than `holdLimit` old.
     ///
     /// Most tags lie still most of the time (equipment, a phone on a desk); a solve is most of
     /// the engine's work, and the same input gives the same fix. A device that starts to move
@@ -19,7 +20,7 @@ extension Engine {
     func mayHold(device d: Int, at t: Double) -> Bool {
         let state = devices[d]
         guard options.holdLimit > 0, state.isPresent, t - state.lastFix < options.holdLimit,
-              state.fixStep <= options.holdStep, state.track.speed <= options.holdSpeed,
+              t - state.anchorSince >= options.holdSettle, state.track.speed <= options.holdSpeed,
               state.presence.isSettled, state.heard.count == observations.count else { return false }
         for o in observations {
             guard let before = state.heard.first(where: { $0.node == o.node }),
@@ -33,6 +34,17 @@ extension Engine {
         devices[d].heard.removeAll(keepingCapacity: true)
         for o in observations { devices[d].heard.append(HeardLevel(node: o.node, level: o.rssi - o.txRef)) }
         devices[d].lastFix = t
+    }
+
+    /// Moves the anchor on when the solve just made carried the track more than `holdStep`
+    /// from it (or onto another floor): the device is not settled there yet.
+    func settle(device d: Int, floorBefore: Int, at t: Double) {
+        let p = devices[d].track.position.xy
+        let a = devices[d].anchor
+        let dx = p.x - a.x, dy = p.y - a.y
+        guard floorBefore != devices[d].track.floor || !(dx * dx + dy * dy <= options.holdStep * options.holdStep) else { return }
+        devices[d].anchor = p
+        devices[d].anchorSince = t
     }
 
     /// The last fix again at `t`: the same position, room and zones, the nearest node from the

@@ -10,8 +10,11 @@ public struct EngineOptions: Sendable, Equatable {
     public var holdLevelChange = 2.5
     /// A hold needs the track slower than this, m/s…
     public var holdSpeed = 0.15
-    /// …and the last solve to have moved it less than this, m.
+    /// …and to have stayed within this many metres of one place…
     public var holdStep = 0.5
+    /// …for this many seconds (a slow walker's track carries it farther; the tracked speed
+    /// alone lags behind a device that starts to walk).
+    public var holdSettle = 2.0
     /// Seconds a zone must stay clearly entered (or left) before the device changes it.
     public var dwell = 2.0
     /// Metres from a zone's edge that count as clearly inside or outside.

@@ -49,7 +49,7 @@ private func batch(node: String, seq: UInt64, t: Double, id: String, rssi: Int) 
         effects.removeAll()
     }
     let holds = Int(metrics.held.current), solves = Int(metrics.solved.current)
-    #expect(holds == core.engine.holds && solves == core.engine.solves)
+    #expect(holds == core.engine.holds && solves == core.engine.solves, "\(holds) \(core.engine.holds) \(solves) \(core.engine.solves)")
     #expect(holds > 20, "held \(holds), solved \(solves)")
     // One state per solve, none per hold.
     #expect(states.count <= solves)
