@@ -98,8 +98,9 @@ struct SuiteScale {
     static let full = SuiteScale(
         nodes: 100, devices: 10_000,
         ladder: [25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000, 650_000, 800_000],
-        ladderAbove: [700_000, 750_000, 850_000, 900_000, 950_000, 1_000_000, 1_100_000, 1_200_000, 1_350_000, 1_500_000],
-        stepSeconds: 4, ladderBudget: 150, endToEndBudget: 240, latencySeconds: 8,
+        ladderAbove: [700_000, 750_000, 850_000, 900_000, 950_000, 1_000_000, 1_100_000, 1_200_000, 1_350_000, 1_500_000,
+                      1_750_000, 2_000_000],
+        stepSeconds: 4, ladderBudget: 150, endToEndBudget: 270, latencySeconds: 8,
         simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 150,
         scalingDevices: [1_000, 10_000, 50_000],
         edgeRate: 1_000, edgeSeconds: 10, childSeconds: 3, storagePoints: 400_000)
