@@ -39,6 +39,8 @@ final class AggregatorCore {
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
+    /// The engine's solve and hold counts already added to the metrics.
+    private var counted = (solves: 0, holds: 0)
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
@@ -148,22 +150,23 @@ final class AggregatorCore {
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
         let result = ingest.accept(topic: topic, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
-        accepted(result, bad: bad, payload: payload, arrival: arrival, into: &effects)
+        accepted(result, bad: bad, payload: payload, hashed: true, arrival: arrival, into: &effects)
     }
 
     private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
         var bad = 0
         let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, into: &raw, badReadings: &bad)
-        accepted(result, bad: bad, payload: payload, arrival: arrival, into: &effects)
+        accepted(result, bad: bad, payload: payload, hashed: false, arrival: arrival, into: &effects)
     }
 
-    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, payload: UnsafeRawBufferPointer, arrival: Double,
+    /// `hashed`: the readings carry the engine's id hash (`PreparedBatch`).
+    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
                           into effects: inout [Effect]) {
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
         switch result {
         case .success(let batch):
             metrics.batches.add()
-            accept(node: batch.node, raw: payload, arrival: arrival, into: &effects)
+            accept(node: batch.node, raw: payload, hashed: hashed, arrival: arrival, into: &effects)
             if let stream = ingest.nodes[batch.node] {
                 let counter = metrics.missedBatches(batch.node)
                 if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
@@ -175,15 +178,15 @@ final class AggregatorCore {
 
     /// The readings of `raw` (decoded from `payload`) into the engine, ids straight from the
     /// payload's bytes.
-    private func accept(node: String, raw payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+    private func accept(node: String, raw payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
         var accepted: UInt64 = 0
         var newest = -Double.infinity
         for r in raw {
             let tx = r.tx == BatchReading.noTx ? nil : Int(r.tx)
-            let ok = r.idIsPlain
-                ? engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), rssi: Int(r.rssi), tx: tx, t: r.t)
-                : engine.ingest(nodeIndex: n, reading: r.reading(in: payload))
+            let ok = !r.idIsPlain ? engine.ingest(nodeIndex: n, reading: r.reading(in: payload))
+                : hashed ? engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), hash: r.idHash, rssi: Int(r.rssi), tx: tx, t: r.t)
+                : engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), rssi: Int(r.rssi), tx: tx, t: r.t)
             if ok {
                 accepted += 1
                 newest = max(newest, r.t)
@@ -234,8 +237,14 @@ final class AggregatorCore {
     private func advance(to t: Double, into effects: inout [Effect]) {
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
+        if engine.solves != counted.solves { metrics.solved.add(UInt64(engine.solves - counted.solves)); counted.solves = engine.solves }
+        if engine.holds != counted.holds { metrics.held.add(UInt64(engine.holds - counted.holds)); counted.holds = engine.holds }
         for output in outputs {
             switch output {
+            // A held fix says nothing new (same place, room and zones as the state already
+            // published and retained): publishing it would only load the broker and subscribers.
+            case .update(let u) where u.isHeld:
+                continue
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)

@@ -20,6 +20,9 @@ final class AggregatorMetrics: Sendable {
     let roomChanges: Counter
     private let occupancyFamily: GaugeFamily
     let devicesTracked: Gauge
+    /// Position solves made, and solves left out because a still device's last fix stood.
+    let solved: Counter
+    let held: Counter
     let confidence: Histogram
     let fixes: Histogram
     let residual: Histogram
@@ -46,6 +49,11 @@ final class AggregatorMetrics: Sendable {
         roomChanges = registry.counter("whereabouts_room_changes_total", "Devices entering a room (room flips included).").labels()
         occupancyFamily = registry.gauge("whereabouts_zone_devices", "Devices in each room and zone.", labels: ["zone"])
         devicesTracked = registry.gauge("whereabouts_devices_tracked", "Devices the engine has seen.").labels()
+        let solves = registry.counter("whereabouts_solves_total",
+                                      "Position solves by result: solved, or held (a still device's last fix stood; nothing published).",
+                                      labels: ["result"])
+        solved = solves.labels("solved")
+        held = solves.labels("held")
         confidence = registry.histogram("whereabouts_position_confidence", "Confidence of published positions.",
                                         buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]).labels()
         fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per published position.",

@@ -14,7 +14,15 @@ struct DeviceState: Sendable {
     /// The measured power of the latest frame that carried one.
     var frameTxRef: Double?
     var isQueued = false
+    /// When the next solve falls due, less `updateInterval` (the device's own phase).
     var lastSolve = -Double.infinity
+    /// Event time of the last real solve (not a held fix), and what each node heard then.
+    var lastFix = -Double.infinity
+    var heard: [HeardLevel] = []
+    /// Where the track has stayed within `holdStep` of since `anchorSince` (a still device's
+    /// noise moves it back and forth; a walker's carries it away, moving the anchor on).
+    var anchor = Point2(.infinity, .infinity)
+    var anchorSince = Double.infinity
     var track: Track
     var presence = Presence()
     /// Learned correction to the reference power, dB.

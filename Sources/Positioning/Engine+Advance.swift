@@ -8,22 +8,24 @@ extension Engine {
         advance(to: t, maxSolves: .max, into: &output)
     }
 
-    /// As `advance(to:into:)`, solving at most `maxSolves` devices; those left due stay queued
+    /// As `advance(to:into:)`, solving at most `maxSolves` devices (a held fix counts as an
+    /// eighth of one, `mayHold`); those left due stay queued
     /// (`hasDueDevices`) for the next call. A pause in arrivals makes every device due in it
     /// due at once: the caller spreads that catch-up instead of doing it in one go.
     public func advance(to t: Double, maxSolves: Int, into output: inout [EngineOutput]) {
         guard t.isFinite else { return }
         watermark = max(watermark, t)
-        var kept = 0, solves = 0
+        // A held fix costs about a tenth of a solve: the budget counts a solve as 8, a hold as 1.
+        var kept = 0, work = 0
+        let budget = maxSolves == .max ? .max : maxSolves * 8
         hasDueDevices = false
         for i in queue.indices {
             let d = Int(queue[i])
             let interval = options.updateInterval
             let due = devices[d].lastSolve + interval
-            if t >= due && solves >= maxSolves { hasDueDevices = true }
-            if t >= due && solves < maxSolves {
-                solves += 1
-                solve(device: d, at: t, into: &output)
+            if t >= due && work >= budget { hasDueDevices = true }
+            if t >= due && work < budget {
+                work += solve(device: d, at: t, into: &output) ? 8 : 1
                 // The device keeps its own phase: the next solve is due an interval after this
                 // one was due, not after the moment it ran. Resetting to `t` let every pause of
                 // event time (a stalled queue, a quiet moment) gather the devices due in it
@@ -81,16 +83,27 @@ extension Engine {
         devices[d].txOffset = 0
     }
 
-    private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) {
+    /// Solves device `d` at `t`, or holds its last fix (`mayHold`); `false` when it held.
+    private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) -> Bool {
         gatherObservations(device: d, at: t)
-        guard !observations.isEmpty, let fix = bestFix(device: d, at: t) else { return }
+        guard !observations.isEmpty else { return false }
+        if mayHold(device: d, at: t) {
+            holds += 1
+            output.append(.update(heldUpdate(device: d, at: t)))
+            return false
+        }
+        rememberHeard(device: d, at: t)
+        guard let fix = bestFix(device: d, at: t) else { return true }
+        solves += 1
         var position = fix.position
+        let floorBefore = devices[d].track.floor
         if locatorKind.isTracked {
             devices[d].track.update(fix, at: t)
             position = geometry.clamp(devices[d].track.position, floor: fix.floor)
         } else {
             devices[d].track.start(fix, at: t)
         }
+        settle(device: d, floorBefore: floorBefore, at: t)
         if options.txLearning > 0, locatorKind == .default, fix.fixes >= 3,
            let loudest = strongestObservation(), geometry.nodes[Int(loudest.node)].floors.contains(fix.floor) {
             // Only where the loudest node agrees on the floor: learning on a wrong floor would
@@ -109,6 +122,7 @@ extension Engine {
         }
         devices[d].presence = presence
         output.append(.update(update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: position, floor: fix.floor) })))
+        return true
     }
 
     /// Moves a device's presence out of `devices` so that emitting its events may read
@@ -131,6 +145,7 @@ extension Engine {
             weight += w
         }
         guard weight > 0 else { return }
+        // Learning goes on at solves only: a held device's levels are those it was learned on.
         let dt = min(max(t - devices[d].lastSolve, 0), 2)
         let gain = min(dt / options.txLearning, 1)
         devices[d].txOffset = max(min(devices[d].txOffset + gain * sum / weight, options.txOffsetLimit), -options.txOffsetLimit)

@@ -42,6 +42,10 @@ public final class Engine {
     /// until forgetting frees a slot. Bounds memory whatever the radio brings.
     public var maxDevices = 100_000
 
+    /// Solves made, and solves left out because the device's last fix still stood (`mayHold`).
+    public internal(set) var solves = 0
+    public internal(set) var holds = 0
+
     public private(set) var rejections = Rejections()
     public private(set) var accepted = 0
     public private(set) var lastRejection: Rejection?
@@ -96,7 +100,7 @@ public final class Engine {
     public func ingest(nodeIndex n: Int, reading: Reading) -> Bool {
         var id = reading.id
         return id.withUTF8 { bytes in
-            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, rssi: reading.rssi, tx: reading.tx, t: reading.t)
+            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, hash: nil, rssi: reading.rssi, tx: reading.tx, t: reading.t)
         }
     }
 
@@ -104,14 +108,24 @@ public final class Engine {
     /// a payload): a known device costs one hash and one compare of those bytes, no `String`.
     @discardableResult
     public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, rssi: Int, tx: Int?, t: Double) -> Bool {
-        ingest(node: n, id: id, idString: nil, rssi: rssi, tx: tx, t: t)
+        ingest(node: n, id: id, idString: nil, hash: nil, rssi: rssi, tx: tx, t: t)
     }
 
-    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, rssi: Int, tx: Int?, t: Double) -> Bool {
+    /// As `ingest(nodeIndex:id:rssi:tx:t:)` with `idHash(id)` made already (on another thread).
+    @discardableResult
+    public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, hash: Int, rssi: Int, tx: Int?, t: Double) -> Bool {
+        ingest(node: n, id: id, idString: nil, hash: hash, rssi: rssi, tx: tx, t: t)
+    }
+
+    /// The hash the engine looks a device id up by (Swift's seeded `Hasher`, the same on every
+    /// thread of the process), for `ingest(nodeIndex:id:hash:rssi:tx:t:)`.
+    public static func idHash(_ id: UnsafeRawBufferPointer) -> Int { DeviceIds.hash(id) }
+
+    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, hash: Int?, rssi: Int, tx: Int?, t: Double) -> Bool {
         guard geometry.nodes.indices.contains(n) else { return reject(.unknownNode) }
         guard rssi < 0, rssi >= -127 else { return reject(.badRSSI) }
         guard t.isFinite, t >= watermark - options.lateness else { return reject(.late) }
-        let hash = DeviceIds.hash(id)
+        let hash = hash ?? DeviceIds.hash(id)
         let known = ids.find(id, hash: hash) { devices[Int($0)].id }
         guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), hash: hash) else {
             return reject(.capacity)

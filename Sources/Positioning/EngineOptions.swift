@@ -2,6 +2,19 @@
 public struct EngineOptions: Sendable, Equatable {
     /// Seconds of event time between two solves of one device.
     public var updateInterval = 0.5
+    /// A device that is still, settled in its room, and heard at the same levels by the same
+    /// nodes as at its last solve is not solved again for up to this many seconds: its last fix
+    /// is held (`DeviceUpdate.isHeld`). 0 solves every device at every interval.
+    public var holdLimit = 3.0
+    /// The most any node's smoothed level may differ from the last solve's for a hold, dB.
+    public var holdLevelChange = 2.5
+    /// A hold needs the track slower than this, m/s…
+    public var holdSpeed = 0.15
+    /// …and to have stayed within this many metres of one place…
+    public var holdStep = 0.5
+    /// …for this many seconds (a slow walker's track carries it farther; the tracked speed
+    /// alone lags behind a device that starts to walk).
+    public var holdSettle = 2.0
     /// Seconds a zone must stay clearly entered (or left) before the device changes it.
     public var dwell = 2.0
     /// Metres from a zone's edge that count as clearly inside or outside.

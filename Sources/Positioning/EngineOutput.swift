@@ -38,6 +38,9 @@ public struct DeviceUpdate: Sendable, Equatable {
     public var nearest: NodeRange?
     /// The fix's mean robust cost per node (the locator's units; lower fits better).
     public var residual: Double = 0
+    /// The last fix held, not a new solve: the device is still and nothing it is heard by
+    /// changed (`EngineOptions.holdLimit`). Position, room and zones are those of the last solve.
+    public var isHeld = false
 }
 
 /// A device entering or leaving a room or zone (SPEC §2 `events`).

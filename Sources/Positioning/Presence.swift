@@ -113,6 +113,9 @@ struct Presence: Sendable {
         evidence.removeAll()
     }
 
+    /// In a room with no room or zone change under way (engine holds need this).
+    var isSettled: Bool { room >= 0 && evidence.isEmpty && !visits.contains { $0.pendingSince != nil } }
+
     /// Zones the device is in now.
     var zonesInside: some Sequence<Int> { visits.lazy.filter(\.inside).map(\.zone) }
 }

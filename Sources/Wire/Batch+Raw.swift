@@ -20,6 +20,9 @@ public struct BatchReading: Sendable, Equatable {
     public var tx: Int16
     public var t: Double
     public var kind: ReadingKind
+    /// Free for the consumer: the aggregator keeps the engine's hash of the id here, made on
+    /// the network thread that decoded the batch, so the work queue does not hash it again.
+    public var idHash = 0
 
     public static let noTx = Int16.min
 
@@ -70,19 +73,20 @@ extension BatchReading {
     }
 
     private static func canonical(_ s: inout JSONScanner) -> BatchReading? {
-        guard s.consumeExactly("{\"id\":"), let id = try? s.rawString(), id.count > 0, id.count <= Reading.maxIdBytes else { return nil }
-        for b in id where b >= 0x80 || b == UInt8(ascii: "\\") { return nil }
+        // Plain ASCII strings and short integers only (`plainString`, `smallInteger`): the
+        // id's bytes are then the id, and anything else is left to `decode`.
+        guard s.consumeExactly("{\"id\":"), let id = s.plainString(), id.count > 0, id.count <= Reading.maxIdBytes else { return nil }
         if s.consumeExactly(",\"mac\":") {
-            guard let mac = try? s.rawString(), !mac.contains(UInt8(ascii: "\\")) else { return nil }
+            guard s.plainString() != nil else { return nil }
         }
-        guard s.consumeExactly(",\"rssi\":"), let rssi = try? s.integer(), Batch.rssiRange.contains(rssi) else { return nil }
+        guard s.consumeExactly(",\"rssi\":"), let rssi = s.smallInteger(), Batch.rssiRange.contains(Int64(rssi)) else { return nil }
         var tx = noTx
         if s.consumeExactly(",\"tx\":") {
-            guard let v = try? s.integer(), (-127...20).contains(v) else { return nil }
+            guard let v = s.smallInteger(), (-127...20).contains(v) else { return nil }
             tx = Int16(v)
         }
         guard s.consumeExactly(",\"t\":"), let t = try? s.double(), t.isFinite, t > 0,
-              s.consumeExactly(",\"kind\":"), let raw = try? s.rawString(), let kind = ReadingKind(rawBytes: raw),
+              s.consumeExactly(",\"kind\":"), let raw = s.plainString(), let kind = ReadingKind(rawBytes: raw),
               s.consumeExactly("}") else { return nil }
         return BatchReading(idStart: Int32(id.baseAddress! - s.bytes.baseAddress!), idCount: Int32(id.count), idIsPlain: true,
                             rssi: Int16(rssi), tx: tx, t: t, kind: kind)

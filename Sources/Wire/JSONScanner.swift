@@ -125,6 +125,52 @@ public struct JSONScanner {
         throw error("unterminated string")
     }
 
+    /// A string's bytes between its quotes when they are plain ASCII (no escape, no byte of
+    /// 0x80 or above, no control character), read eight bytes at a time; otherwise `nil` with
+    /// the offset where it was (fast paths fall back to the full decoder, which decides).
+    mutating func plainString() -> UnsafeRawBufferPointer? {
+        let start = offset + 1
+        guard start <= bytes.count, offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while i + 8 <= bytes.count {
+            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = w ^ 0x2222_2222_2222_2222, slash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+            // A quote, a backslash, a control character or a high byte in this word.
+            let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((w &- 0x2020_2020_2020_2020) & ~w) | w
+            if special & highs != 0 { break }
+            i += 8
+        }
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") {
+                offset = i + 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<i])
+            }
+            if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
+            i += 1
+        }
+        return nil
+    }
+
+    /// A whole number of at most four digits, optionally negative, followed by `,` or `}`;
+    /// otherwise `nil` with the offset where it was (fast paths fall back to `integer()`).
+    mutating func smallInteger() -> Int? {
+        var i = offset
+        let negative = i < bytes.count && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var value = 0, digits = 0
+        while i < bytes.count, digits <= 4 {
+            let d = bytes[i] &- 0x30
+            guard d <= 9 else { break }
+            value = value * 10 + Int(d)
+            digits += 1; i += 1
+        }
+        guard digits > 0, digits <= 4, i < bytes.count, bytes[i] == UInt8(ascii: ",") || bytes[i] == UInt8(ascii: "}") else { return nil }
+        offset = i
+        return negative ? -value : value
+    }
+
     /// A string value, with escapes resolved and invalid UTF-8 repaired.
     public mutating func string() throws(JSONError) -> String {
         let raw = try rawString()
@@ -170,34 +216,46 @@ public struct JSONScanner {
     /// A number as a Double (integers and decimals with exponents).
     public mutating func double() throws(JSONError) -> Double {
         skipWhitespace()
-        let start = offset
+        // A local index, stored back once: stepping the stored `offset` costs a store per
+        // digit, and a reading's time has thirteen or more.
+        let start = offset, end = bytes.count
+        var i = start
         var negative = false
-        if byte(at: offset) == UInt8(ascii: "-") { negative = true; offset += 1 }
+        if i < end && bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
         var mantissa: UInt64 = 0
         var digits = 0, exponent = 0
-        while let c = byte(at: offset), c >= 0x30, c <= 0x39 {
-            if digits < 19 { mantissa = mantissa * 10 + UInt64(c - 0x30) } else { exponent += 1 }
-            digits += 1; offset += 1
+        while i < end {
+            let d = bytes[i] &- 0x30
+            guard d <= 9 else { break }
+            if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d) } else { exponent += 1 }
+            digits += 1; i += 1
         }
-        if byte(at: offset) == UInt8(ascii: ".") {
-            offset += 1
+        if i < end && bytes[i] == UInt8(ascii: ".") {
+            i += 1
             var fractionDigits = 0
-            while let c = byte(at: offset), c >= 0x30, c <= 0x39 {
-                if digits < 19 { mantissa = mantissa * 10 + UInt64(c - 0x30); exponent -= 1; digits += 1 }
-                offset += 1; fractionDigits += 1
+            while i < end {
+                let d = bytes[i] &- 0x30
+                guard d <= 9 else { break }
+                if digits < 19 { mantissa = mantissa &* 10 &+ UInt64(d); exponent -= 1; digits += 1 }
+                i += 1; fractionDigits += 1
             }
-            if fractionDigits == 0 { throw error("bad number") }
+            if fractionDigits == 0 { offset = i; throw error("bad number") }
         }
-        if let c = byte(at: offset), c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-            offset += 1
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            i += 1
             var expNegative = false
-            if let s = byte(at: offset), s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { expNegative = s == UInt8(ascii: "-"); offset += 1 }
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { expNegative = bytes[i] == UInt8(ascii: "-"); i += 1 }
             var e = 0, expDigits = 0
-            while let d = byte(at: offset), d >= 0x30, d <= 0x39 { e = min(e * 10 + Int(d - 0x30), 10_000); offset += 1; expDigits += 1 }
-            if expDigits == 0 { throw error("bad number") }
+            while i < end {
+                let d = bytes[i] &- 0x30
+                guard d <= 9 else { break }
+                e = min(e * 10 + Int(d), 10_000); i += 1; expDigits += 1
+            }
+            if expDigits == 0 { offset = i; throw error("bad number") }
             exponent += expNegative ? -e : e
         }
         guard digits > 0 else { offset = start; throw error("expected a number") }
+        offset = i
         let value = scaled(mantissa, exponent)
         return negative ? -value : value
     }

@@ -10,6 +10,11 @@ struct AggregatorMetricsSample {
     var resident: Double?
     /// `whereabouts_position_confidence_count`: positions published with a room, each a state message.
     var positions = 0.0
+    /// `whereabouts_solves_total`: position solves made, and solves left out (a still device held).
+    var solved = 0.0
+    var held = 0.0
+    /// `whereabouts_shed_messages_total`: messages dropped on arrival while too many waited.
+    var shedMessages = 0.0
 
     init(text: String) {
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
@@ -22,6 +27,12 @@ struct AggregatorMetricsSample {
             } else if name.hasPrefix("whereabouts_processing_seconds_bucket"), let le = name.range(of: "le=\"") {
                 let bound = name[le.upperBound...].prefix { $0 != "\"" }
                 processing.append((bound == "+Inf" ? .infinity : Double(bound) ?? .infinity, value))
+            } else if name == "whereabouts_shed_messages_total" {
+                shedMessages = value
+            } else if name == #"whereabouts_solves_total{result="solved"}"# {
+                solved = value
+            } else if name == #"whereabouts_solves_total{result="held"}"# {
+                held = value
             } else if name == "whereabouts_position_confidence_count" {
                 positions = value
             } else if name == "process_resident_memory_bytes" {

@@ -61,7 +61,7 @@ struct BenchPlan {
 
     var scale: SuiteScale {
         var scale = smoke ? SuiteScale.smoke : .full
-        if let rates, !rates.isEmpty { scale.ladder = rates }
+        if let rates, !rates.isEmpty { scale.ladder = rates; scale.ladderAbove = [] }
         if let devices { scale.devices = devices }
         if let nodes { scale.nodes = nodes }
         return scale
@@ -70,11 +70,20 @@ struct BenchPlan {
 
 /// Sizes and durations of the suite: building scale for `make bench`, toy scale for the smoke test.
 struct SuiteScale {
+    /// The end-to-end ladder: `ladder` and `ladderAbove` together, rising.
+    var endToEndLadder: [Double] { (ladder + ladderAbove).sorted() }
+
     var nodes: Int
     var devices: Int
+    /// Rates of the ladders (end to end, storage cost, and the top of the scaling item).
     var ladder: [Double]
+    /// More rungs for the end-to-end ladder only, so that it finds `mosquitto_sub`'s limit
+    /// (about a million readings/s here) in steps fine enough for the ratio to mean something.
+    var ladderAbove: [Double]
     var stepSeconds: Double
     var ladderBudget: Double
+    /// Seconds the end-to-end ladder may take, with its extra rungs.
+    var endToEndBudget: Double
     var latencySeconds: Double
     /// Memory: simulated seconds, seconds between one device's adverts, wall seconds at most.
     var simulatedSeconds: Double
@@ -89,13 +98,16 @@ struct SuiteScale {
     static let full = SuiteScale(
         nodes: 100, devices: 10_000,
         ladder: [25_000, 50_000, 100_000, 150_000, 200_000, 250_000, 300_000, 400_000, 500_000, 650_000, 800_000],
-        stepSeconds: 4, ladderBudget: 150, latencySeconds: 8,
+        ladderAbove: [700_000, 750_000, 850_000, 900_000, 950_000, 1_000_000, 1_100_000, 1_200_000, 1_350_000, 1_500_000,
+                      1_750_000, 2_000_000],
+        stepSeconds: 4, ladderBudget: 150, endToEndBudget: 270, latencySeconds: 8,
         simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 150,
         scalingDevices: [1_000, 10_000, 50_000],
         edgeRate: 1_000, edgeSeconds: 10, childSeconds: 3, storagePoints: 400_000)
 
     static let smoke = SuiteScale(
-        nodes: 4, devices: 100, ladder: [2_000, 4_000], stepSeconds: 1, ladderBudget: 10, latencySeconds: 1,
+        nodes: 4, devices: 100, ladder: [2_000, 4_000], ladderAbove: [6_000], stepSeconds: 1, ladderBudget: 10,
+        endToEndBudget: 15, latencySeconds: 1,
         simulatedSeconds: 30, advertPeriod: 1, memoryWallLimit: 3,
         scalingDevices: [20, 40],
         edgeRate: 200, edgeSeconds: 2, childSeconds: 0.2, storagePoints: 10_000)

@@ -6,7 +6,7 @@ func measureEndToEnd(_ plan: BenchPlan, log: (String) -> Void) throws -> (EndToE
     let scale = plan.scale
     let rig = try BenchRig(bin: plan.bin, nodes: scale.nodes, devices: scale.devices, subscriber: true)
     defer { rig.stop() }
-    let ladder = rig.ladder(rates: scale.ladder, seconds: scale.stepSeconds, budget: scale.ladderBudget, log: log)
+    let ladder = rig.ladder(rates: scale.endToEndLadder, seconds: scale.stepSeconds, budget: scale.endToEndBudget, log: log)
     let working = max(ladder.aggregatorLimit / 2, scale.ladder[0])
     let latency = rig.latency(rate: working, seconds: scale.latencySeconds)
     log("latency: at \(thousands(latency.rate))/s, \(decimal(latency.messages, 0)) messages: p50 \(milliseconds(latency.p50)), "

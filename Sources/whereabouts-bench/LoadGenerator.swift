@@ -41,7 +41,17 @@ final class LoadGenerator: @unchecked Sendable {
     private let topicNames: [String]
     private let nodeNames: [String]
     private var devices: [WalkingDevice]
-    private var pending: [[Reading]]
+    /// Per node: the readings waiting for its next batch, already encoded (comma-separated),
+    /// and how many. Encoding each `Reading` afresh (its id and address escaped, its time
+    /// formatted per reading) held the generator to about a million readings/s here, below
+    /// what a plain `mosquitto_sub` takes, so the ladder could not find that limit.
+    private var pending: [[UInt8]]
+    private var pendingCount: [Int]
+    /// Per device: `{"id":"…","mac":"…","rssi":`, the part of its readings that never changes.
+    private var prefixes: [[UInt8]]
+    /// `,"tx":-59,"t":…,"kind":"ibeacon"}` for the advert being made (one time for its readings).
+    private var suffix: [UInt8] = []
+    private var batchBytes: [UInt8] = []
     /// Event time of the oldest reading waiting in each node's batch.
     private var pendingSince: [Double]
     private var seq: [UInt64]
@@ -60,11 +70,41 @@ final class LoadGenerator: @unchecked Sendable {
         nodeNames = (0..<site.nodeCount).map(site.nodeName)
         topicNames = nodeNames.map(topics.nodeReadings)
         pending = Array(repeating: [], count: site.nodeCount)
+        pendingCount = Array(repeating: 0, count: site.nodeCount)
         pendingSince = Array(repeating: .infinity, count: site.nodeCount)
-        for i in pending.indices { pending[i].reserveCapacity(Self.batchMax) }
+        for i in pending.indices { pending[i].reserveCapacity(Self.batchMax * 128) }
         seq = Array(repeating: 0, count: site.nodeCount)
         var random = SplitMix(seed: 42)
         self.devices = (0..<devices).map { WalkingDevice(index: $0, site: site, walks: $0 % 10 == 0, random: &random) }
+        prefixes = self.devices.map { device in
+            var w = JSONWriter(capacity: 128)
+            w.objectStart()
+            w.field("id", device.id)
+            w.field("mac", device.mac)
+            w.key("rssi")
+            return w.bytes
+        }
+    }
+
+    /// The readings of one advert at `t` end the same way: made once per advert, in the form
+    /// `Reading.encode` gives (taken from it, so the two cannot drift apart).
+    private func makeSuffix(t: Double) {
+        writer.reset()
+        Reading(id: "", rssi: -1, tx: -59, t: t, kind: .ibeacon).encode(into: &writer)
+        let bytes = writer.bytes
+        let marker = Array(#","tx":"#.utf8)
+        suffix.removeAll(keepingCapacity: true)
+        guard let start = (0...(bytes.count - marker.count)).first(where: { bytes[$0..<$0 + marker.count].elementsEqual(marker) }) else { return }
+        suffix.append(contentsOf: bytes[start...])
+    }
+
+    /// Appends `-67` (a negative RSSI, as `JSONWriter` writes an integer).
+    private static func appendRSSI(_ rssi: Int, to out: inout [UInt8]) {
+        var v = rssi
+        if v < 0 { out.append(UInt8(ascii: "-")); v = -v }
+        if v >= 100 { out.append(UInt8(ascii: "0") + UInt8(v / 100)) }
+        if v >= 10 { out.append(UInt8(ascii: "0") + UInt8(v / 10 % 10)) }
+        out.append(UInt8(ascii: "0") + UInt8(v % 10))
     }
 
     /// Offers `rate` readings/s for `seconds` of wall time, paced in 1 ms steps, stamping
@@ -88,9 +128,13 @@ final class LoadGenerator: @unchecked Sendable {
             }
             usleep(1_000)
         }
-        for i in pending.indices { pending[i].removeAll(keepingCapacity: true); pendingSince[i] = .infinity }
+        dropPending()
         result.seconds = wallSeconds() - start
         return result
+    }
+
+    private func dropPending() {
+        for i in pending.indices { pending[i].removeAll(keepingCapacity: true); pendingCount[i] = 0; pendingSince[i] = .infinity }
     }
 
     /// Publishes exactly `readings` readings (rounded up to whole batches), as fast as it
@@ -101,7 +145,7 @@ final class LoadGenerator: @unchecked Sendable {
         while result.readings + result.refused * Self.batchMax < readings {
             _ = advert(at: wallSeconds(), into: &result)
         }
-        for i in pending.indices { pending[i].removeAll(keepingCapacity: true); pendingSince[i] = .infinity }
+        dropPending()
         result.seconds = wallSeconds() - start
         return result
     }
@@ -113,32 +157,39 @@ final class LoadGenerator: @unchecked Sendable {
         devices[d].walk(to: t, site: site)
         let x = devices[d].x, y = devices[d].y
         site.nodesAround(x: x, y: y, into: &around)
+        makeSuffix(t: t)
         for n in around {
             let p = site.nodePoint(n)
             let dx = x - p.x, dy = y - p.y, dz = site.nodeHeight - 1.2
             let distance = max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.3)
             let rssi = -59 - 27 * log10(distance) + random.uniform(-4, 4)
-            if pending[n].isEmpty { pendingSince[n] = t }
-            pending[n].append(Reading(id: devices[d].id, mac: devices[d].mac, rssi: Int(min(max(rssi, -105), -30)),
-                                      tx: -59, t: t, kind: .ibeacon))
-            if pending[n].count == Self.batchMax { publish(node: n, at: t, into: &result) }
+            if pendingCount[n] == 0 { pendingSince[n] = t } else { pending[n].append(UInt8(ascii: ",")) }
+            pending[n].append(contentsOf: prefixes[d])
+            Self.appendRSSI(Int(min(max(rssi, -105), -30)), to: &pending[n])
+            pending[n].append(contentsOf: suffix)
+            pendingCount[n] += 1
+            if pendingCount[n] == Self.batchMax { publish(node: n, at: t, into: &result) }
         }
         return around.count
     }
 
+    /// Publishes node `n`'s waiting readings as a batch: `Batch.encode`'s envelope around them.
     private func publish(node n: Int, at t: Double, into result: inout LoadRun) {
-        let count = pending[n].count
+        let count = pendingCount[n]
         pendingSince[n] = .infinity
         seq[n] += 1
-        // The batch borrows the node's buffer and gives it back, so nothing is copied.
-        var batch = Batch(node: nodeNames[n], seq: seq[n], t: t, readings: [])
-        swap(&batch.readings, &pending[n])
         writer.reset()
-        batch.encode(into: &writer)
-        swap(&batch.readings, &pending[n])
+        Batch(node: nodeNames[n], seq: seq[n], t: t, readings: []).encode(into: &writer)
+        // `{"v":1,…,"readings":[]}`: the readings go between the brackets.
+        batchBytes.removeAll(keepingCapacity: true)
+        batchBytes.append(contentsOf: writer.bytes.dropLast(2))
+        batchBytes.append(contentsOf: pending[n])
+        batchBytes.append(UInt8(ascii: "]"))
+        batchBytes.append(UInt8(ascii: "}"))
         pending[n].removeAll(keepingCapacity: true)
+        pendingCount[n] = 0
         do {
-            try client.publish(topicNames[n], writer.bytes, qos: .atMostOnce)
+            try client.publish(topicNames[n], batchBytes, qos: .atMostOnce)
             result.readings += count
             result.batches += 1
             published.add(count, ordering: .relaxed)

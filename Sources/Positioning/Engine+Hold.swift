@@ -1,0 +1,64 @@
+import Wire
+
+/// What one node heard of a device at its last solve: the smoothed RSSI less the reference power.
+struct HeardLevel: Sendable {
+    var node: Int32
+    var level: Double
+}
+
+extension Engine {
+    /// Whether device `d`'s last fix still stands at `t`, so that solving again (with the
+    /// observations just gathered) would learn nothing: the device is still (its track has
+    /// stayed within `holdStep` of one place for `holdSettle` seconds and is slower than
+    /// `holdSpeed`), in a room with no room or zone change under way, every node that hears it
+    /// now heard it at the last solve and none of their smoothed levels moved by more than
+    /// `holdLevelChange`, and the last solve is less than `holdLimit` old.
+    ///
+    /// Most tags lie still most of the time (equipment, a phone on a desk); a solve is most of
+    /// the engine's work, and the same input gives the same fix. A device that starts to move
+    /// changes its levels and is solved at its next due time, as before.
+    func mayHold(device d: Int, at t: Double) -> Bool {
+        let state = devices[d]
+        guard options.holdLimit > 0, state.isPresent, t - state.lastFix < options.holdLimit,
+              t - state.anchorSince >= options.holdSettle, state.track.speed <= options.holdSpeed,
+              state.presence.isSettled, state.heard.count == observations.count else { return false }
+        for o in observations {
+            guard let before = state.heard.first(where: { $0.node == o.node }),
+                  abs(o.rssi - o.txRef - before.level) <= options.holdLevelChange else { return false }
+        }
+        return true
+    }
+
+    /// Keeps what the nodes heard at this solve, for `mayHold` to compare with later.
+    func rememberHeard(device d: Int, at t: Double) {
+        devices[d].heard.removeAll(keepingCapacity: true)
+        for o in observations { devices[d].heard.append(HeardLevel(node: o.node, level: o.rssi - o.txRef)) }
+        devices[d].lastFix = t
+    }
+
+    /// Moves the anchor on when the solve just made carried the track more than `holdStep`
+    /// from it (or onto another floor): the device is not settled there yet.
+    func settle(device d: Int, floorBefore: Int, at t: Double) {
+        let p = devices[d].track.position.xy
+        let a = devices[d].anchor
+        let dx = p.x - a.x, dy = p.y - a.y
+        guard floorBefore != devices[d].track.floor || !(dx * dx + dy * dy <= options.holdStep * options.holdStep) else { return }
+        devices[d].anchor = p
+        devices[d].anchorSince = t
+    }
+
+    /// The last fix again at `t`: the same position, room and zones, the nearest node from the
+    /// observations just gathered. Marked held, so that a publisher may leave it out.
+    func heldUpdate(device d: Int, at t: Double) -> DeviceUpdate {
+        let position = devices[d].track.position
+        let floor = devices[d].track.floor
+        var u = update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: position, floor: floor) })
+        u.isHeld = true
+        return u
+    }
+}
+
+extension Track {
+    /// The tracked speed over the floor, m/s.
+    var speed: Double { (x[2] * x[2] + x[3] * x[3]).squareRoot() }
+}

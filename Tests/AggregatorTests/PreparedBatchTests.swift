@@ -1,0 +1,54 @@
+import Testing
+import Wire
+import MQTT
+import Positioning
+@testable import Aggregator
+
+// Batches decoded on the network thread (`PreparedBatch`, ids hashed there too) must lead to
+// exactly what the work queue's own decoding leads to.
+
+private func site() -> Site {
+    var site = Site()
+    var floor = Floor(id: "ground", name: "Ground", bounds: (Point3(0, 0, 0), Point3(10, 4, 2.5)))
+    floor.rooms = [Room(id: "west", name: "West", points: [Point2(0, 0), Point2(5, 0), Point2(5, 4), Point2(0, 4)]),
+                   Room(id: "east", name: "East", points: [Point2(5, 0), Point2(10, 0), Point2(10, 4), Point2(5, 4)])]
+    site.floors = [floor]
+    site.nodes = [Node(name: "a", point: Point3(0.3, 0.3, 2)), Node(name: "b", point: Point3(9.7, 0.3, 2)),
+                  Node(name: "c", point: Point3(9.7, 3.7, 2)), Node(name: "d", point: Point3(0.3, 3.7, 2))]
+    site.positioning.txRefDefault = -59
+    return site
+}
+
+@Test func preparedBatchesGiveTheSameMessagesAsBatchesDecodedOnTheWorkQueue() {
+    let topics = Topics()
+    let plain = AggregatorCore(site: site(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: AggregatorMetrics())
+    let prepared = AggregatorCore(site: site(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: AggregatorMetrics())
+    let scratch = PrepareScratch()
+    var a: [Effect] = [], b: [Effect] = []
+    var published: (plain: [String], prepared: [String]) = ([], [])
+    for step in 0..<60 {
+        let t = 1000 + Double(step) * 0.25
+        for (k, node) in ["a", "b", "c", "d"].enumerated() {
+            // Twelve devices, one with an escaped id (decoded by the slow path on both sides).
+            var readings = (0..<11).map { Reading(id: "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-\($0)", rssi: -60 - (($0 * 7 + k * 5 + step) % 17), t: t - 0.01, kind: .ibeacon) }
+            readings.append(Reading(id: "mac:ü-\(k % 2)", rssi: -70, t: t - 0.01, kind: .mac))
+            var w = JSONWriter(capacity: 4096)
+            Batch(node: node, seq: UInt64(step + 1), t: t, readings: readings).encode(into: &w)
+            let payload = w.bytes
+            let batch = PreparedBatch.prepare(topic: topics.nodeReadings(node), payload: payload, topics: topics, scratch: scratch)
+            #expect(batch?.readings.count == 12)
+            payload.withUnsafeBytes { raw in
+                for r in batch?.readings ?? [] where r.idIsPlain { #expect(r.idHash == Engine.idHash(r.idBytes(in: raw))) }
+                plain.handle(topic: topics.nodeReadings(node), payload: raw, arrival: t, into: &a)
+                prepared.handle(topic: topics.nodeReadings(node), payload: raw, prepared: batch, arrival: t, into: &b)
+            }
+        }
+        for e in a { if case .state(let m) = e { published.plain.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
+        for e in b { if case .state(let m) = e { published.prepared.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
+        a.removeAll(); b.removeAll()
+    }
+    #expect(plain.engine.deviceCount == 13)
+    #expect(prepared.engine.deviceCount == 13)
+    #expect(!published.plain.isEmpty)
+    #expect(published.plain == published.prepared)
+}
