@@ -328,7 +328,10 @@ let accuracyPreamble = """
     device's reference power is corrected by the mean residual of its fixes over about two minutes (forgotten
     when it goes away); a floor that three or more nodes fix beats a one- or two-node fit elsewhere; a
     constant-velocity Kalman filter with a speed cap tracks the fixes (its covariance updated in Joseph form and
-    kept symmetric; a fix that is not finite is dropped). Rooms change by accumulated
+    kept symmetric; a fix that is not finite is dropped). A device that is still and settled in its room,
+    heard by the same nodes within 2.5 dB of its last solve, keeps that fix for up to 3 s instead of being
+    solved again (the engine's work at building scale, docs/benchmarks.md; every figure here moved by 0.05 m
+    or less with it, the baselines' too, as they share it). Rooms change by accumulated
     evidence, one sequential test (a CUSUM per room; "the room test", or "the fast test" beside the stay test
     below): each second adds how much deeper the tracked position lies in that room than in the current one
     (clipped to ±1 m) plus up to 1.5 m when that room's own node hears the device louder than the current
@@ -513,7 +516,7 @@ let accuracyPreamble = """
     the office: their scenarios put 4 dB of log-normal shadowing, fixed in space, on every link, a carrier's
     body (up to 6 dB, by heading) and 2 dB of receiver offset; with a path-loss exponent of 2.7–3, 4 dB alone
     puts a node's implied range off by a factor of 10^(4/27…4/30) ≈ 1.4, and with nodes 4–9 m apart the fit of
-    a still device carries a steady bias of about a metre that no averaging removes. The reference's 0.47 m
+    a still device carries a steady bias of about a metre that no averaging removes. The reference's 0.48 m
     median is partly its committed seed: on seed + 1 it is about 1 m (section below). Room errors on the flat,
     9.1 % (bar 3 %): most of them one stay (902 of about 1,100 wrong updates): Jane's phone at (2, 3.5) for
     ten minutes, tracked about 0.2 m inside the living room's wall to the bedroom, comes in from the hall
