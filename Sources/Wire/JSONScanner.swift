@@ -93,6 +93,16 @@ public struct JSONScanner {
         try expect(UInt8(ascii: "]"))
     }
 
+    /// Eight string bytes at once (SWAR): the high bit of each byte of the result is set where
+    /// that byte of `w` may end the plain run — a quote, a backslash or a control character (a
+    /// byte at or above 0x80 may set it too; the byte-by-byte loop after decides).
+    @inline(__always)
+    static func stringEnds(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = w ^ 0x2222_2222_2222_2222, slash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+        return ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((w &- 0x2020_2020_2020_2020) & ~w)
+    }
+
     /// A string's bytes between the quotes, escapes left as they are. Used for keys and
     /// for values compared or copied as bytes.
     public mutating func rawString() throws(JSONError) -> UnsafeRawBufferPointer {
@@ -105,10 +115,7 @@ public struct JSONScanner {
         // a control character (SWAR: a byte equal to the quote or backslash, or below 0x20).
         while i + 8 <= bytes.count {
             let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quote = w ^ 0x2222_2222_2222_2222, slash = w ^ 0x5C5C_5C5C_5C5C_5C5C
-            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-            let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((w &- 0x2020_2020_2020_2020) & ~w)
-            if special & highs != 0 { break }
+            if Self.stringEnds(w) & 0x8080_8080_8080_8080 != 0 { break }
             i += 8
         }
         while i < bytes.count {
@@ -132,13 +139,10 @@ public struct JSONScanner {
         let start = offset + 1
         guard start <= bytes.count, offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
         var i = start
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while i + 8 <= bytes.count {
             let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quote = w ^ 0x2222_2222_2222_2222, slash = w ^ 0x5C5C_5C5C_5C5C_5C5C
-            // A quote, a backslash, a control character or a high byte in this word.
-            let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((w &- 0x2020_2020_2020_2020) & ~w) | w
-            if special & highs != 0 { break }
+            // As in `rawString`, and a byte of 0x80 or above (its own high bit) ends it too.
+            if (Self.stringEnds(w) | w) & 0x8080_8080_8080_8080 != 0 { break }
             i += 8
         }
         while i < bytes.count {

@@ -7,18 +7,6 @@ import MQTT
 // last fix); the aggregator publishes state only for solves, so the broker and every subscriber
 // get a still device's state every `holdLimit` seconds instead of every `updateInterval`.
 
-private func site() -> Site {
-    var site = Site()
-    var floor = Floor(id: "ground", name: "Ground", bounds: (Point3(0, 0, 0), Point3(10, 4, 2.5)))
-    floor.rooms = [Room(id: "west", name: "West", points: [Point2(0, 0), Point2(5, 0), Point2(5, 4), Point2(0, 4)]),
-                   Room(id: "east", name: "East", points: [Point2(5, 0), Point2(10, 0), Point2(10, 4), Point2(5, 4)])]
-    site.floors = [floor]
-    site.nodes = [Node(name: "a", point: Point3(0.3, 0.3, 2)), Node(name: "b", point: Point3(9.7, 0.3, 2)),
-                  Node(name: "c", point: Point3(9.7, 3.7, 2)), Node(name: "d", point: Point3(0.3, 3.7, 2))]
-    site.positioning.txRefDefault = -59
-    return site
-}
-
 private func batch(node: String, seq: UInt64, t: Double, id: String, rssi: Int) -> [UInt8] {
     var w = JSONWriter(capacity: 1024)
     Batch(node: node, seq: seq, t: t, readings: [Reading(id: id, rssi: rssi, t: t - 0.01, kind: .mac)]).encode(into: &w)
@@ -28,7 +16,7 @@ private func batch(node: String, seq: UInt64, t: Double, id: String, rssi: Int) 
 @Test func aStillDevicesStateIsPublishedOnlyWhenItIsSolved() {
     let topics = Topics()
     let metrics = AggregatorMetrics()
-    let core = AggregatorCore(site: site(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: metrics)
+    let core = AggregatorCore(site: twoRoomSite(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: metrics)
     var effects: [Effect] = []
     var states: [(t: Double, payload: String)] = []
     var seq: UInt64 = 0
