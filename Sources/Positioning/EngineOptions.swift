@@ -13,8 +13,9 @@ public struct EngineOptions: Sendable, Equatable {
     /// …and to have stayed within this many metres of one place…
     public var holdStep = 0.5
     /// …for this many seconds (a slow walker's track carries it farther; the tracked speed
-    /// alone lags behind a device that starts to walk).
-    public var holdSettle = 2.0
+    /// alone lags behind a device that starts to walk). 4 s, not 2: someone pacing a small
+    /// room turns round slowly in the smoothed track, which at 2 s counted as settled there.
+    public var holdSettle = 4.0
     /// Seconds a zone must stay clearly entered (or left) before the device changes it.
     public var dwell = 2.0
     /// Metres from a zone's edge that count as clearly inside or outside.
