@@ -18,15 +18,9 @@ extension Engine {
     /// the engine's work, and the same input gives the same fix. A device that starts to move
     /// changes its levels and is solved at its next due time, as before.
     func mayHold(device d: Int, at t: Double) -> Bool {
-        let state = devices[d]
-        guard options.holdLimit > 0, state.isPresent, t - state.lastFix < options.holdLimit,
-              t - state.anchorSince >= options.holdSettle, state.track.speed <= options.holdSpeed,
-              state.presence.isSettled, state.heard.count == observations.count else { return false }
-        for o in observations {
-            guard let before = state.heard.first(where: { $0.node == o.node }),
-                  abs(o.rssi - o.txRef - before.level) <= options.holdLevelChange else { return false }
-        }
-        return true
+        // A method on the element, not a copy of it: `DeviceState` holds arrays, and a copy per
+        // due device would retain and release each of them.
+        devices[d].mayHold(hearing: observations, at: t, options: options)
     }
 
     /// Keeps what the nodes heard at this solve, for `mayHold` to compare with later.
@@ -55,6 +49,20 @@ extension Engine {
         var u = update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: position, floor: floor) })
         u.isHeld = true
         return u
+    }
+}
+
+extension DeviceState {
+    /// `Engine.mayHold` for this device, given what its nodes hear now.
+    func mayHold(hearing observations: [Observation], at t: Double, options: EngineOptions) -> Bool {
+        guard options.holdLimit > 0, isPresent, t - lastFix < options.holdLimit,
+              t - anchorSince >= options.holdSettle, track.speed <= options.holdSpeed,
+              presence.isSettled, heard.count == observations.count else { return false }
+        for o in observations {
+            guard let before = heard.first(where: { $0.node == o.node }),
+                  abs(o.rssi - o.txRef - before.level) <= options.holdLevelChange else { return false }
+        }
+        return true
     }
 }
 

@@ -241,8 +241,10 @@ func loadPhilotuxo(_ dir: String) throws -> ([Node], [Walk]) {
     return (receivers, walks)
 }
 
+/// A distance in metres as the tables print it.
+private func metres(_ v: Double) -> String { String(format: "%.2f", v) }
+
 func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
-    func metres(_ v: Double) -> String { String(format: "%.2f", v) }
     var out = "## Real walks (philotuxo)\n\n"
     out += "Dataset: `\(dir)` — Position-Annotated BLE RSSI Dataset (Daniş et al., CC0), 12 receivers, one beacon.\n"
     out += "Position error in metres (2-D, median / p90 / p95), every locator on the same readings in the same run.\n"
@@ -275,7 +277,6 @@ func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
 /// What the model itself allows on each walk: the held-out calibration's residuals, and the
 /// default's error with a calibration fitted on the walk being scored (which no honest figure may use).
 func ceilingMarkdown(_ rows: [AccuracyRow]) -> String {
-    func metres(_ v: Double) -> String { String(format: "%.2f", v) }
     var out = "\n### The model's ceiling on each walk (a diagnostic, not a result)\n\n"
     out += "How much of each walk's error is the calibration's and how much the path-loss model's: the walk's readings\n"
     out += "at their true positions against the held-out calibration (RMS residual per reading, and the receivers whose\n"
