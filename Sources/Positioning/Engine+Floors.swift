@@ -59,7 +59,7 @@ extension Engine {
 
     func update(device d: Int, at t: Double, nearest: NodeRange?) -> DeviceUpdate {
         let state = devices[d]
-        let p = state.track.position
+        let p = state.track.reported
         let room = state.presence.room >= 0 ? geometry.rooms[state.presence.room].id : nil
         let floor = state.presence.floor >= 0 ? geometry.floors[state.presence.floor].id : nil
         var zones: [String] = []

@@ -44,7 +44,7 @@ extension Engine {
     /// The last fix again at `t`: the same position, room and zones, the nearest node from the
     /// observations just gathered. Marked held, so that a publisher may leave it out.
     func heldUpdate(device d: Int, at t: Double) -> DeviceUpdate {
-        let position = devices[d].track.position
+        let position = devices[d].track.reported
         let floor = devices[d].track.floor
         var u = update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: position, floor: floor) })
         u.isHeld = true

@@ -75,6 +75,16 @@ public final class Engine {
         samples.reserveCapacity(LinkStore.capacity)
     }
 
+    /// A new device's tracker. The default locator's also keeps the mean of a still device's
+    /// fixes; the baselines' report the constant-velocity track they are compared with.
+    func makeTrack() -> Track {
+        var track = Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed)
+        if locatorKind == .default, options.stillSettle.isFinite {
+            track.still = StillAverage(step: options.stillStep, settle: options.stillSettle, speed: options.stillSpeed)
+        }
+        return track
+    }
+
     /// The dense index of a site node, for `ingest(nodeIndex:reading:)`.
     public func index(ofNode name: String) -> Int? { nodeIndex[name] }
 
@@ -161,7 +171,7 @@ public final class Engine {
         let config = site.devices.first { $0.id == id }
         let excluded = site.excludeDevices.contains { globMatches($0[...], id[...]) }
         let state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
-                                track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed))
+                                track: makeTrack())
         let index: Int32
         if let free = freeDevices.popLast() {
             index = free
@@ -183,7 +193,7 @@ public final class Engine {
         id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) { devices[Int($0)].id } }
         forgottenIds.append(state.id)
         devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, excluded: false,
-                                 track: Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed))
+                                 track: makeTrack())
         devices[d].isFree = true
         freeDevices.append(Int32(d))
     }

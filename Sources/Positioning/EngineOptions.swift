@@ -53,6 +53,13 @@ public struct EngineOptions: Sendable, Equatable {
     public var maxSpeed = 2.5
     /// Process noise of the motion model, (m/s²)²·s.
     public var acceleration = 0.05
+    /// The default locator reports a device whose track has stayed within `stillStep` metres of
+    /// one place for `stillSettle` seconds, slower than `stillSpeed` m/s, at the mean of its
+    /// fixes there (`StillAverage`); its room still follows the track. An infinite `stillSettle`
+    /// turns that off.
+    public var stillStep = 1.5
+    public var stillSettle = 4.0
+    public var stillSpeed = 0.15
     /// Readings older than the last `advance` time by more than this are late and dropped.
     public var lateness = 5.0
     /// Height above the floor where devices are usually carried, m: the default locator

@@ -20,6 +20,8 @@ struct Track: Sendable {
     var acceleration: Double
     /// Fastest the device is believed to move, m/s.
     var maxSpeed: Double
+    /// The mean of a still device's fixes, kept beside the track (the default locator's), or `nil`.
+    var still: StillAverage?
 
     init(acceleration: Double, maxSpeed: Double) {
         self.acceleration = acceleration
@@ -27,6 +29,13 @@ struct Track: Sendable {
     }
 
     var position: Point3 { Point3(x[0], x[1], z) }
+
+    /// Where the device is reported, as of its last fix (a held fix repeats it): the track, or for
+    /// a device `still` finds settled, the mean of its fixes there.
+    var reported: Point3 {
+        guard let s = still, t - s.since >= s.settle, speed <= s.speed, let m = s.mean else { return position }
+        return Point3(m.x, m.y, z)
+    }
 
     mutating func start(_ fix: Fix, at time: Double) {
         guard let r = Self.measurementNoise(fix) else { return }
@@ -36,6 +45,8 @@ struct Track: Sendable {
         p[10] = 1; p[15] = 1
         z = fix.position.z; zVariance = max(fix.zz, 1e-6)
         t = time; floor = fix.floor
+        still?.restart(at: SIMD2(x[0], x[1]), time: time)
+        still?.add(fix.position, noise: r)
     }
 
     /// A fix's horizontal covariance made safe to filter with: `nil` when its position or
@@ -97,6 +108,11 @@ struct Track: Sendable {
             start(fix, at: time)
             return
         }
+        if var s = still {
+            s.follow(SIMD2(x[0], x[1]), time: time)
+            s.add(fix.position, noise: (rxx, rxy, ryy))
+            still = s
+        }
         let kz = zVariance / (zVariance + max(fix.zz, 1e-6))
         z += kz * (fix.position.z - z)
         zVariance = max(zVariance * (1 - kz), 1e-6)
@@ -157,5 +173,58 @@ struct Track: Sendable {
             x[2] *= maxSpeed / speed
             x[3] *= maxSpeed / speed
         }
+    }
+}
+
+/// A device standing in one place is best placed at the mean of its fixes there, weighed by
+/// their information: the constant-velocity track forgets a fix within seconds, so a still
+/// device's track wanders with the fixes' noise (and drifts on the velocity that noise
+/// suggests), while this mean keeps every fix of the stay. Whether the device is still is told
+/// by the track itself: it has stayed within `step` of one place (the anchor) for `settle`
+/// seconds and is slower than `speed`; moving further starts the mean afresh.
+struct StillAverage: Sendable {
+    var step: Double
+    var settle: Double
+    var speed: Double
+    var anchor = SIMD2<Double>(repeating: .infinity)
+    var since = Double.infinity
+    /// Sums over the fixes since the anchor was set: their information (inverse covariance
+    /// after the track's robust inflation; xx, xy, yy) and their information times their position.
+    var information = SIMD3<Double>(repeating: 0)
+    var sum = SIMD2<Double>(repeating: 0)
+
+    init(step: Double, settle: Double, speed: Double) {
+        self.step = step
+        self.settle = settle
+        self.speed = speed
+    }
+
+    /// The mean of the fixes since the anchor was set, `nil` before any.
+    var mean: Point2? {
+        let i = information
+        let det = i[0] * i[2] - i[1] * i[1]
+        guard det > 0, det.isFinite else { return nil }
+        return Point2((i[2] * sum.x - i[1] * sum.y) / det, (i[0] * sum.y - i[1] * sum.x) / det)
+    }
+
+    mutating func restart(at position: SIMD2<Double>, time: Double) {
+        anchor = position
+        since = time
+        information = SIMD3(repeating: 0)
+        sum = SIMD2(repeating: 0)
+    }
+
+    /// Moves the anchor to the track's `position` when it has left `step` of it.
+    mutating func follow(_ position: SIMD2<Double>, time: Double) {
+        let d = position - anchor
+        if !((d * d).sum() <= step * step) { restart(at: position, time: time) }
+    }
+
+    mutating func add(_ fix: Point3, noise r: (xx: Double, xy: Double, yy: Double)) {
+        let det = r.xx * r.yy - r.xy * r.xy
+        guard det > 0 else { return }
+        let w = SIMD3(r.yy, -r.xy, r.xx) / det
+        information += w
+        sum += SIMD2(w[0] * fix.x + w[1] * fix.y, w[1] * fix.x + w[2] * fix.y)
     }
 }
