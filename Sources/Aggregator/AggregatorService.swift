@@ -154,7 +154,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
-            if code != 0 { log("disconnected from the broker (\(reason)); reconnecting") }
+            if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
         case .published:
             break
         }
