@@ -85,8 +85,8 @@ public final class TrackWriter: Sendable {
     /// Drops what the writer keeps for a device (its key, last_seen, last point for thinning)
     /// once the writes already queued for it are committed. Call it when the device is gone
     /// for good, as the aggregator does for a device the engine forgot: else every device
-    /// ever seen stays cached. Recording the device again afterwards is fine; nothing stored
-    /// changes.
+    /// ever seen stays cached. Recording the device again afterwards is fine (through a new
+    /// `TrackedDevice`, if it had one): its row is found again and its first point is kept.
     public func forget(_ id: String) { state.forget(id) }
 
     /// The ticket of the last write committed: every write with a ticket up to it is on disk.
