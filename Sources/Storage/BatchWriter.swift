@@ -93,6 +93,12 @@ final class BatchWriter {
         }
     }
 
+    /// Drops every cached key and last_seen (too many forgotten devices to go one by one).
+    func evictAll() {
+        deviceKeys.removeAll()
+        stored.removeAll()
+    }
+
     /// Devices with cached state.
     var cachedDevices: Int { max(deviceKeys.count, stored.count) }
 

@@ -108,7 +108,7 @@ final class WriterLoop {
     /// Drops the cached state of devices forgotten with all their writes committed. Without a
     /// connection there is nothing cached: the next one starts empty.
     private func evictForgotten() {
-        state.takeForgotten(into: &forgotten)
+        if state.takeForgotten(into: &forgotten) { store?.evictAll() }
         store?.evict(forgotten)
         forgotten.removeAll(keepingCapacity: true)
         state.reportCached(store?.cachedDevices ?? 0)

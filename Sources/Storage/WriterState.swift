@@ -57,8 +57,9 @@ public struct WriterStatistics: Sendable, Equatable {
     /// Rows removed by retention and downsampling.
     public var pruned: UInt64 = 0
     /// Devices the writer keeps per-device state for (their database key, last_seen, last
-    /// point for thinning) as of the last commit: those recorded since they were last
-    /// forgotten (`TrackWriter.forget`). Steady under a churn of passers-by, not growing.
+    /// point for thinning) as of the last commit — those recorded since they were last
+    /// forgotten (`TrackWriter.forget`) — plus forgotten ones waiting for their writes'
+    /// commit. Steady under a churn of passers-by, not growing.
     public var cachedDevices = 0
     public var status: StorageStatus = .ok
     /// The last failure, for the log and a status page.
@@ -103,6 +104,10 @@ final class WriterState: @unchecked Sendable {
     /// drops its cached state for the device once that ticket is committed, so every write
     /// queued before the forget still finds it.
     private var forgotten: [(id: String, after: UInt64)] = []
+    /// Set when more forgotten devices waited than the queue holds writes (a database down for
+    /// long under churn): the list is dropped and the writer empties its whole cache once this
+    /// ticket is committed instead (a cache is only a cache), so the list stays bounded too.
+    private var clearAfter: UInt64?
     /// The writer thread's cached devices, as it last reported them.
     private var writerCached = 0
     /// A commit is due now: a full batch, a backlog, a flush or a stop.
@@ -175,17 +180,28 @@ final class WriterState: @unchecked Sendable {
     func forget(_ id: String) {
         lock.withLock {
             thinner.forget(id)
+            guard forgotten.count < capacity else {
+                forgotten.removeAll()
+                clearAfter = nextTicket - 1
+                return
+            }
             forgotten.append((id, nextTicket - 1))
         }
     }
 
-    /// Writer side: moves the forgotten ids whose writes are all committed into `ids`.
-    func takeForgotten(into ids: inout [String]) {
+    /// Writer side: moves the forgotten ids whose writes are all committed into `ids`;
+    /// `true` when the whole cache is to be emptied first.
+    func takeForgotten(into ids: inout [String]) -> Bool {
         lock.withLock {
-            guard let first = forgotten.first, first.after <= committed else { return }
+            var clearAll = false
+            if let ticket = clearAfter, ticket <= committed {
+                clearAll = true
+                clearAfter = nil
+            }
             let done = forgotten.prefix { $0.after <= committed }.count
             ids.append(contentsOf: forgotten[..<done].lazy.map(\.id))
             forgotten.removeFirst(done)
+            return clearAll
         }
     }
 
@@ -287,7 +303,7 @@ final class WriterState: @unchecked Sendable {
             var snapshot = stats
             snapshot.queueDepth = incoming.count + inFlight
             snapshot.thinned += thinnedOutside
-            snapshot.cachedDevices = max(writerCached, thinner.count)
+            snapshot.cachedDevices = max(writerCached, thinner.count) + forgotten.count
             return snapshot
         }
     }

@@ -76,6 +76,27 @@ import Testing
         #expect(try count("devices", in: path) == 100)
     }
 
+    @Test func forgottenDevicesWaitingOnALockedDatabaseStayBounded() throws {
+        let dir = TempDirectory("forget")
+        let path = dir.file("w.db")
+        var configuration = eagerConfiguration()
+        configuration.capacity = 100
+        let writer = TrackWriter(path: path, configuration: configuration)
+        #expect(writer.flush())
+        // Another connection holds the write lock: nothing commits, forgets pile up.
+        let other = try Connection(path: path)
+        try other.execute("BEGIN IMMEDIATE")
+        for i in 0..<50 { writer.record(point("mac:02:00:00:00:00:\(i)", 10)) }
+        for i in 0..<1_000 { writer.forget("mac:02:00:00:00:00:\(i)") }
+        // The waiting list is dropped for one clear of the whole cache when it outgrows the queue.
+        #expect(writer.statistics.cachedDevices <= 150)
+        try other.execute("COMMIT")
+        #expect(writer.flush())
+        #expect(eventually(timeout: 2) { writer.statistics.cachedDevices == 0 })
+        #expect(try count("track_points", in: path) == 50)
+        #expect(try count("devices", in: path) == 50)
+    }
+
     /// Every track point as device id, time and position, in order.
     private func trackDump(_ path: String) throws -> String {
         let db = try Connection(path: path, mode: .readOnly)
