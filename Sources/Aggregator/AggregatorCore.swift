@@ -16,6 +16,8 @@ enum Effect {
     case track(DeviceUpdate)
     /// A node's telemetry or status, for node health.
     case nodeHealth(node: String, t: Double, telemetry: NodeTelemetry?, online: Bool)
+    /// A device the engine forgot: the track writer drops what it keeps for it.
+    case forget(String)
 }
 
 /// A node's counters from `<p>/nodes/<node>/telemetry` (SPEC §2).
@@ -263,6 +265,7 @@ final class AggregatorCore {
         for id in forgotten {
             states.removeValue(forKey: id)
             publisher.forget(id)
+            effects.append(.forget(id))
         }
         forgotten.removeAll(keepingCapacity: true)
         metrics.devicesTracked.set(Double(states.count))

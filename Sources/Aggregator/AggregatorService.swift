@@ -154,7 +154,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
-            if code != 0 { log("disconnected from the broker (\(reason)); reconnecting") }
+            if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
         case .published:
             break
         }
@@ -199,6 +199,7 @@ public final class AggregatorService: @unchecked Sendable {
             case .nodeHealth(let node, let t, let telemetry, let online):
                 writer?.recordHealth(NodeHealth(node: node, t: t, adverts: telemetry?.adverts, dropped: telemetry?.dropped,
                                                 buffered: telemetry?.buffered, online: online))
+            case .forget(let id): writer?.forget(id)
             }
         }
     }
@@ -299,6 +300,9 @@ public final class AggregatorService: @unchecked Sendable {
         r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
         r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
         r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }
+        r.collect("whereabouts_storage_cached_devices", "Devices the track writer keeps state for (forgotten ones leave).") {
+            [([], Double(writer.statistics.cachedDevices))]
+        }
     }
 
     // MARK: - For the HTTP endpoints (called off the work queue)

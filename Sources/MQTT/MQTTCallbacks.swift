@@ -1,8 +1,9 @@
 internal import CMosquitto
 
-// libmosquitto calls these on its own thread with its callback mutex held. Each recovers
-// the client from the opaque pointer, copies what it needs and hands it to the client's
-// queue at once: anything slower would stall the network loop and keepalives.
+// libmosquitto calls these on the client's network thread with its callback mutex held
+// (`onLog` also on any thread calling into libmosquitto). Each recovers the client from the
+// opaque pointer, copies what it needs and hands it to the client's queue at once: anything
+// slower would stall the network loop and keepalives.
 
 @inline(__always)
 private func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
@@ -16,6 +17,11 @@ func onConnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: In
 
 func onDisconnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32) {
     client(obj)?.didDisconnect(rc)
+}
+
+func onLog(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ level: Int32, _ line: UnsafePointer<CChar>?) {
+    guard let line else { return }
+    client(obj)?.logged(level: level, String(cString: line))
 }
 
 func onPublish(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: Int32) {

@@ -1,16 +1,24 @@
 internal import CMosquitto
 import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libmosquitto wants one `mosquitto_lib_init` per process, before any client exists.
 private let libraryReady: Int32 = mosquitto_lib_init()
 
 /// One connection to a broker, owning its libmosquitto handle.
 ///
-/// `start()` connects in the background and keeps the connection: libmosquitto's own thread
-/// (`mosquitto_loop_start`) reconnects with exponential backoff, and this client restores its
-/// subscriptions after every (re)connect. Events arrive on `queue`, never on the library's
-/// thread. `publish` and `subscribe` may be called from any thread.
+/// `start()` connects in the background and keeps the connection: the client's network thread
+/// runs libmosquitto's loop and retries every failure with exponential backoff, and this
+/// client restores its subscriptions after every (re)connect. Events arrive on `queue`, never
+/// on the network thread. `publish` and `subscribe` may be called from any thread.
+///
+/// The thread is the client's own rather than `mosquitto_loop_start`'s: that one ends for good
+/// on errors libmosquitto deems fatal — a failed TLS handshake (a wrong CA, a plain listener
+/// on the port), a protocol error, a failed DNS lookup — and the client then stays
+/// unconnected, silently, until the process restarts.
 ///
 /// `@unchecked Sendable`: the handle is only used through libmosquitto calls that lock
 /// internally once the loop thread runs, and the Swift state is behind a `Mutex`.
@@ -31,6 +39,17 @@ public final class MQTTClient: @unchecked Sendable {
         var connection: ConnectionState = .idle
         var subscriptions: [(filter: String, qos: QoS)] = []
         var looping = false
+        var thread: pthread_t?
+        /// Set by `disconnect()` and `deinit`: the network thread ends (after sending a
+        /// DISCONNECT when `graceful`).
+        var stop: (graceful: Bool, deadline: Double)?
+        /// Failed attempts since the last connection; each doubles the wait before the next.
+        var failures = 0
+        /// The failure last reported since the last connection: the same one again is not,
+        /// so a broker away for hours costs one log line, not one per attempt.
+        var lastFailure: String?
+        /// Errors libmosquitto logged during the attempt (OpenSSL's reason for a handshake).
+        var attemptErrors: [String] = []
     }
 
     /// Sets up a client; nothing is sent until `start()`.
@@ -52,8 +71,9 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
-        // Stop the loop thread before the handle (and this object) go away under it.
-        _ = mosquitto_loop_stop(handle, true)
+        // Stop the network thread before the handle (and this object) go away under it; no
+        // DISCONNECT, so the broker fires the will as it would for a crash.
+        stopNetwork(graceful: false)
         mosquitto_destroy(handle)
     }
 
@@ -71,8 +91,6 @@ public final class MQTTClient: @unchecked Sendable {
             }
             try check(rc, "last will on \(will.topic)")
         }
-        try check(mosquitto_reconnect_delay_set(handle, options.reconnectDelay.lowerBound,
-                                                options.reconnectDelay.upperBound, true), "reconnect delay")
         try check(mosquitto_max_inflight_messages_set(handle, options.maxInflight), "max inflight")
         mosquitto_connect_callback_set(handle, onConnect)
         mosquitto_disconnect_callback_set(handle, onDisconnect)
@@ -92,19 +110,112 @@ public final class MQTTClient: @unchecked Sendable {
         try check(mosquitto_tls_insecure_set(handle, false), "TLS host name check")
     }
 
-    /// Connects in the background; a broker that is not there yet is retried with backoff.
+    /// Connects in the background; a broker that is not there yet, or that fails the TLS
+    /// handshake, is retried with backoff and reported as `.disconnected` with the reason.
     public func start() throws(MQTTError) {
         let alreadyLooping = state.withLock { s in
             defer { s.looping = true; s.connection = .connecting }
             return s.looping
         }
         guard !alreadyLooping else { return }
+        try check(mosquitto_threaded_set(handle, true), "threaded mode")
+        captureErrors(true)
         let rc = mosquitto_connect_async(handle, options.broker.host, Int32(options.broker.port), options.keepalive)
-        // A refused or unreachable broker is not fatal: the loop thread keeps trying.
-        if rc != Int32(MOSQ_ERR_ERRNO.rawValue) && rc != Int32(MOSQ_ERR_EAI.rawValue) {
-            try check(rc, "connect to \(options.broker)")
+        let errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
+        // Only bad arguments are final; anything else the network thread retries.
+        if rc == Int32(MOSQ_ERR_INVAL.rawValue) { try check(rc, "connect to \(options.broker)") }
+        let context = NetworkStart(client: self, rc: rc, errorText: errorText)
+        var id = pthread_t()
+        let created = pthread_create(&id, nil, { raw in
+            guard let raw else { return nil }
+            let start = Unmanaged<NetworkStart>.fromOpaque(raw).takeRetainedValue()
+            start.client._withUnsafeGuaranteedRef { $0.runNetwork(first: start.rc, errorText: start.errorText) }
+            return nil
+        }, Unmanaged.passRetained(context).toOpaque())
+        guard created == 0 else {
+            Unmanaged.passUnretained(context).release()
+            state.withLock { s in s.looping = false; s.connection = .idle }
+            throw .invalid("start network thread", "pthread_create failed (\(created))")
         }
-        try check(mosquitto_loop_start(handle), "start network thread")
+        state.withLock { $0.thread = id }
+    }
+
+    /// The network thread: libmosquitto's loop while connected or connecting; after a failure,
+    /// a report (when the reason is new), a wait and another attempt, until told to stop.
+    /// `first` is what starting the first attempt returned.
+    private func runNetwork(first: Int32, errorText: String?) {
+        let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
+        var rc = first, errorText = errorText
+        while true {
+            if let stop = state.withLock({ $0.stop }) {
+                // A graceful stop runs the loop until the DISCONNECT is out (the socket closes).
+                guard stop.graceful, rc == success, monotonicSeconds() < stop.deadline else { return }
+            }
+            if rc == success {
+                rc = mosquitto_loop(handle, 1000, 1)
+                errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
+                continue
+            }
+            let delay = attemptFailed(rc, errorText: errorText)
+            guard sleepUnlessStopped(delay) else { return }
+            captureErrors(true)
+            rc = mosquitto_reconnect_async(handle)
+            errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
+        }
+    }
+
+    /// Counts a failed attempt or a lost connection, reports it when its reason is new, and
+    /// returns the seconds to wait before the next attempt.
+    private func attemptFailed(_ rc: Int32, errorText: String?) -> Double {
+        let (reason, isNew, failures) = state.withLock { s in
+            var reason = errorText ?? describe(rc)
+            if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
+            s.attemptErrors.removeAll()
+            s.failures += 1
+            defer { s.lastFailure = reason }
+            return (reason, s.lastFailure != reason, s.failures)
+        }
+        if isNew { deliver(.disconnected(code: rc, reason: reason)) }
+        let first = Double(options.reconnectDelay.lowerBound), last = Double(options.reconnectDelay.upperBound)
+        return min(last, first * Double(1 << min(failures - 1, 20)))
+    }
+
+    /// Sleeps `seconds` in short steps, so a stop is not kept waiting; `false` when stopped.
+    private func sleepUnlessStopped(_ seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while monotonicSeconds() < deadline {
+            if state.withLock({ $0.stop }) != nil { return false }
+            usleep(20_000)
+        }
+        return state.withLock { $0.stop } == nil
+    }
+
+    /// libmosquitto says why a TLS handshake failed only through its log callback (OpenSSL's
+    /// error queue is drained into it). The callback is set only between connections: it
+    /// formats every log line, one per message sent or received, which a connected client
+    /// should not pay for.
+    private func captureErrors(_ on: Bool) {
+        if on {
+            state.withLock { $0.attemptErrors.removeAll() }
+            mosquitto_log_callback_set(handle, onLog)
+        } else {
+            mosquitto_log_callback_set(handle, nil)
+        }
+    }
+
+    func logged(level: Int32, _ line: String) {
+        guard level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+        state.withLock { s in if s.attemptErrors.count < 4 { s.attemptErrors.append(line) } }
+    }
+
+    /// Ends the network thread and waits for it.
+    private func stopNetwork(graceful: Bool) {
+        let thread = state.withLock { s in
+            s.stop = (graceful, monotonicSeconds() + 2)
+            defer { s.thread = nil }
+            return s.thread
+        }
+        if let thread { pthread_join(thread, nil) }
     }
 
     /// Publishes and returns the message id that a later `.published(mid:)` event names.
@@ -146,13 +257,13 @@ public final class MQTTClient: @unchecked Sendable {
             return s.looping
         }
         guard wasLooping else { return }
-        // Without a connection there is no DISCONNECT to send and the loop thread may sit in
-        // its reconnect backoff, so it is cancelled rather than waited for.
+        // Without a connection there is no DISCONNECT to send: the thread just ends (leaving
+        // its backoff or its attempt).
         let connected = mosquitto_disconnect(handle) == Int32(MOSQ_ERR_SUCCESS.rawValue)
-        _ = mosquitto_loop_stop(handle, !connected)
+        stopNetwork(graceful: connected)
     }
 
-    // Called from the C callbacks on libmosquitto's thread.
+    // Called from the C callbacks, on the network thread.
 
     func deliver(_ event: MQTTEvent) {
         let onEvent = self.onEvent
@@ -194,8 +305,11 @@ public final class MQTTClient: @unchecked Sendable {
             deliver(.refused(code: rc, reason: String(cString: mosquitto_connack_string(rc))))
             return
         }
+        captureErrors(false)
         let subscriptions = state.withLock { s in
             s.connection = .connected
+            s.failures = 0
+            s.lastFailure = nil
             return s.subscriptions
         }
         // mosquitto_subscribe only queues a packet, so it is fine on the loop thread.
@@ -205,8 +319,27 @@ public final class MQTTClient: @unchecked Sendable {
 
     func didDisconnect(_ rc: Int32) {
         state.withLock { s in if s.connection == .connected { s.connection = s.looping ? .connecting : .idle } }
-        deliver(.disconnected(code: rc, reason: rc == 0 ? "disconnected" : describe(rc)))
+        // A failure, of a connection or of an attempt (a handshake, a refused TCP connection),
+        // is reported by the network thread with its reason; only our own DISCONNECT is here.
+        if rc == 0 { deliver(.disconnected(code: 0, reason: "disconnected")) }
     }
+}
+
+/// What the network thread starts with. The client is not retained, not even while the thread
+/// runs in it: dropping the client's last reference must end the thread (`deinit` does so
+/// before the client goes, so the reference never dangles).
+private final class NetworkStart {
+    let client: Unmanaged<MQTTClient>
+    let rc: Int32, errorText: String?
+    init(client: MQTTClient, rc: Int32, errorText: String?) {
+        (self.client, self.rc, self.errorText) = (Unmanaged.passUnretained(client), rc, errorText)
+    }
+}
+
+private func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 /// A shared atomic count (a class, so the queued closure and the client see one value).

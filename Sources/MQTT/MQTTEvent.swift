@@ -23,7 +23,10 @@ public enum MQTTEvent: Sendable, Equatable {
     case connected
     /// The broker refused the connection (bad credentials, protocol); the client retries.
     case refused(code: Int32, reason: String)
-    /// The connection ended; `code` 0 means this client asked for it.
+    /// The connection ended, or an attempt to connect failed (a refused TCP connection, a
+    /// failed TLS handshake); `reason` says why, with OpenSSL's words for a handshake. An
+    /// attempt failing for the reason already reported since the last connection is not
+    /// reported again. `code` 0 means this client asked for it.
     case disconnected(code: Int32, reason: String)
     /// The publish with this message id is done: written out (QoS 0) or acknowledged by
     /// the broker (QoS 1 PUBACK, QoS 2 PUBCOMP).

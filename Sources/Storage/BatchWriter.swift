@@ -3,7 +3,8 @@ import Synchronization
 /// Applies batches of queued writes to one connection, each batch one transaction.
 ///
 /// Owned by the writer thread. Device and node keys are cached so a track point costs one
-/// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too.
+/// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too,
+/// and a forgotten device's entries are dropped (`evict`) so passers-by do not pile up.
 final class BatchWriter {
     let db: Connection
     /// Up to `pointsPerInsert` points in one INSERT: a statement's own cost (cursors opened
@@ -81,6 +82,25 @@ final class BatchWriter {
             """)
         insertReading = try db.prepare("INSERT INTO readings(node, device, t, rssi, tx) VALUES (?1, ?2, ?3, ?4, ?5)")
     }
+
+    /// Drops the cached key and last_seen of forgotten devices, between transactions (nothing
+    /// is waiting in `seen` then). Device rows are never deleted, so a device that comes back
+    /// gets its key again from the upsert, and its row's last_seen moves as it would have.
+    func evict(_ ids: [String]) {
+        for id in ids {
+            guard let key = deviceKeys.removeValue(forKey: id) else { continue }
+            stored.removeValue(forKey: key)
+        }
+    }
+
+    /// Drops every cached key and last_seen (too many forgotten devices to go one by one).
+    func evictAll() {
+        deviceKeys.removeAll()
+        stored.removeAll()
+    }
+
+    /// Devices with cached state.
+    var cachedDevices: Int { max(deviceKeys.count, stored.count) }
 
     /// INSERTs of 1, 2, 4 … 32 track points.
     private static func pointInserts(_ db: Connection) throws -> [Statement] {

@@ -18,6 +18,12 @@ struct Thinner: Sendable {
         last[point.device] = ThinningRule.Written(point)
         return true
     }
+
+    /// Drops a forgotten device's last point: its next point, if it ever comes back, is kept.
+    mutating func forget(_ id: String) { last.removeValue(forKey: id) }
+
+    /// Devices whose last point is remembered.
+    var count: Int { last.count }
 }
 
 /// The thinning rule itself, on one device's last written point.

@@ -82,6 +82,13 @@ public final class TrackWriter: Sendable {
     @discardableResult
     public func recordReading(_ reading: RawReading) -> WriteOutcome { state.enqueue(.reading(reading)) }
 
+    /// Drops what the writer keeps for a device (its key, last_seen, last point for thinning)
+    /// once the writes already queued for it are committed. Call it when the device is gone
+    /// for good, as the aggregator does for a device the engine forgot: else every device
+    /// ever seen stays cached. Recording the device again afterwards is fine (through a new
+    /// `TrackedDevice`, if it had one): its row is found again and its first point is kept.
+    public func forget(_ id: String) { state.forget(id) }
+
     /// The ticket of the last write committed: every write with a ticket up to it is on disk.
     public var committedTicket: UInt64 { state.committedTicket }
 

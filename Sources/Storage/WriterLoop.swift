@@ -17,6 +17,7 @@ final class WriterLoop {
     private var failingSince: Double?
     private var droppedLogged: UInt64 = 0
     private var dropLoggedAt = -Double.infinity
+    private var forgotten: [String] = []
 
     init(path: String, configuration: WriterConfiguration, state: WriterState,
          log: @escaping @Sendable (String) -> Void, onCommit: (@Sendable (UInt64) -> Void)?) {
@@ -46,6 +47,7 @@ final class WriterLoop {
             } else if stop {
                 break
             }
+            evictForgotten()
             // Between commits, also under a steady stream that never leaves the queue empty.
             if !stop { maintainIfDue() }
             logDrops()
@@ -101,6 +103,15 @@ final class WriterLoop {
         let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout)
         store = opened
         return opened
+    }
+
+    /// Drops the cached state of devices forgotten with all their writes committed. Without a
+    /// connection there is nothing cached: the next one starts empty.
+    private func evictForgotten() {
+        if state.takeForgotten(into: &forgotten) { store?.evictAll() }
+        store?.evict(forgotten)
+        forgotten.removeAll(keepingCapacity: true)
+        state.reportCached(store?.cachedDevices ?? 0)
     }
 
     /// One small step of retention or downsampling when a pass is due; each step is its own

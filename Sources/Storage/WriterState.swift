@@ -56,6 +56,11 @@ public struct WriterStatistics: Sendable, Equatable {
     public var queueDepth = 0
     /// Rows removed by retention and downsampling.
     public var pruned: UInt64 = 0
+    /// Devices the writer keeps per-device state for (their database key, last_seen, last
+    /// point for thinning) as of the last commit — those recorded since they were last
+    /// forgotten (`TrackWriter.forget`) — plus forgotten ones waiting for their writes'
+    /// commit. Steady under a churn of passers-by, not growing.
+    public var cachedDevices = 0
     public var status: StorageStatus = .ok
     /// The last failure, for the log and a status page.
     public var lastError: DatabaseError?
@@ -95,6 +100,16 @@ final class WriterState: @unchecked Sendable {
     /// Points of interned devices thinning left out (counted without the lock).
     private let thinnedOutside = Atomic<UInt64>(0)
     private var stats = WriterStatistics()
+    /// Forgotten devices, each with the last ticket issued when it was forgotten: the writer
+    /// drops its cached state for the device once that ticket is committed, so every write
+    /// queued before the forget still finds it.
+    private var forgotten: [(id: String, after: UInt64)] = []
+    /// Set when more forgotten devices waited than the queue holds writes (a database down for
+    /// long under churn): the list is dropped and the writer empties its whole cache once this
+    /// ticket is committed instead (a cache is only a cache), so the list stays bounded too.
+    private var clearAfter: UInt64?
+    /// The writer thread's cached devices, as it last reported them.
+    private var writerCached = 0
     /// A commit is due now: a full batch, a backlog, a flush or a stop.
     private var urgent = false
     /// A zone event is queued: a commit is due `eventCommitGap` after the last one began.
@@ -159,6 +174,39 @@ final class WriterState: @unchecked Sendable {
             return .queued(ticket: ticket)
         }
     }
+
+    /// Caller side: the device is gone for good (or will start afresh); its per-device state is
+    /// dropped, on the writer thread after the writes already queued for it.
+    func forget(_ id: String) {
+        lock.withLock {
+            thinner.forget(id)
+            guard forgotten.count < capacity else {
+                forgotten.removeAll()
+                clearAfter = nextTicket - 1
+                return
+            }
+            forgotten.append((id, nextTicket - 1))
+        }
+    }
+
+    /// Writer side: moves the forgotten ids whose writes are all committed into `ids`;
+    /// `true` when the whole cache is to be emptied first.
+    func takeForgotten(into ids: inout [String]) -> Bool {
+        lock.withLock {
+            var clearAll = false
+            if let ticket = clearAfter, ticket <= committed {
+                clearAll = true
+                clearAfter = nil
+            }
+            let done = forgotten.prefix { $0.after <= committed }.count
+            ids.append(contentsOf: forgotten[..<done].lazy.map(\.id))
+            forgotten.removeFirst(done)
+            return clearAll
+        }
+    }
+
+    /// Writer side: how many devices the writer thread keeps state for now.
+    func reportCached(_ count: Int) { lock.withLock { writerCached = count } }
 
     /// Writer side: sleeps until a commit is due or `deadline`, then takes queued writes until
     /// `buffer` holds `batchSize` (a retried batch may already hold more). Returns the ticket of
@@ -255,6 +303,7 @@ final class WriterState: @unchecked Sendable {
             var snapshot = stats
             snapshot.queueDepth = incoming.count + inFlight
             snapshot.thinned += thinnedOutside
+            snapshot.cachedDevices = max(writerCached, thinner.count) + forgotten.count
             return snapshot
         }
     }
