@@ -1,0 +1,68 @@
+@testable import Positioning
+import Testing
+import Wire
+
+/// A node's own advertisements (its site `beacon` id) are kept for calibration, never tracked.
+@Suite struct NodeBeaconTests {
+    static let w1Beacon = "iBeacon:e5ca1ade-f007-ba11-0000-000000000000-1-1"
+    static let e2Beacon = "mac:c2:00:00:00:00:e2"
+
+    func beaconingSite() -> Site {
+        var site = twoRoomSite()
+        site.nodes[0].beacon = Self.w1Beacon
+        site.nodes[4].beacon = Self.e2Beacon
+        return site
+    }
+
+    /// Every node hears both beacons and a real device once a second for two minutes: longer
+    /// than `forgetAfter`, so the beacons' engine slots are also forgotten and made again.
+    @Test func aNodeBeaconNeverBecomesADevice() {
+        let site = beaconingSite()
+        let engine = Engine(site: site)
+        engine.forgetAfter = 30
+        var rng = SeededGenerator(seed: 3)
+        var readings = simulate(site: site, from: 1000, to: 1120, period: 1, noise: 2, rng: &rng) { _ in Point3(2, 2, 1.2) }
+        for t in stride(from: 1000.0, to: 1120, by: 1) {
+            for node in site.nodes {
+                readings.append((node.name, Reading(id: Self.w1Beacon, rssi: -70, tx: -60, t: t + 0.1, kind: .ibeacon)))
+                readings.append((node.name, Reading(id: Self.e2Beacon, rssi: -75, t: t + 0.2, kind: .mac)))
+            }
+        }
+        readings.sort { $0.reading.t < $1.reading.t }
+        let output = run(engine, readings)
+        let ids = Set(updates(output).map(\.id)).union(events(output).map(\.device))
+        #expect(ids == [deviceID])
+        #expect(engine.shutdown(at: 1200).allSatisfy { $0.device == deviceID })
+        #expect(engine.rejections.total == 0)
+        // 120 s × 6 nodes × 2 beacons, less each beacon heard by its own node.
+        #expect(engine.beaconLinks.total == 120 * 5 * 2)
+        let links = engine.beaconLinks.heard
+        #expect(links.count == 10)
+        #expect(links.allSatisfy { $0.from == 0 || $0.from == 4 })
+        #expect(links.allSatisfy { $0.from != $0.to && $0.count == 120 })
+        #expect(links.allSatisfy { $0.median == ($0.from == 0 ? -70 : -75) })
+        #expect(engine.beaconLinks.announcedTx == [-60, nil, nil, nil, nil, nil])
+    }
+
+    /// The aggregator's path: ids straight from payload bytes.
+    @Test func aNodeBeaconGivenAsBytesIsKeptNotTracked() {
+        let engine = Engine(site: beaconingSite())
+        var id = Self.e2Beacon
+        let ok = id.withUTF8 { engine.ingest(nodeIndex: 1, id: UnsafeRawBufferPointer($0), rssi: -80, tx: nil, t: 10) }
+        #expect(ok)
+        var output: [EngineOutput] = []
+        engine.advance(to: 20, into: &output)
+        #expect(output.isEmpty)
+        #expect(engine.beaconLinks.heard.map { [$0.from, $0.to, $0.count] } == [[4, 1, 1]])
+    }
+
+    @Test func theMedianOfAHistogramIsExact() {
+        var links = NodeBeaconLinks(nodeCount: 2)
+        for rssi in [-60, -70, -61, -90] { links.record(from: 0, to: 1, rssi: rssi, tx: nil) }
+        links.record(from: 1, to: 1, rssi: -40, tx: nil)
+        #expect(links.heard.map(\.median) == [-65.5])
+        links.record(from: 0, to: 1, rssi: -62, tx: nil)
+        #expect(links.heard.map(\.median) == [-62])
+        #expect(links.total == 5)
+    }
+}
