@@ -5,7 +5,7 @@ import Testing
 import Wire
 import YAML
 
-/// `tools/sites/calibration.yaml` simulated with `tools/scenarios/calibration.yaml`: ten nodes
+/// `tools/calibration/site.yaml` simulated with `tools/calibration/scenario.yaml`: ten nodes
 /// beaconing, receivers off by known offsets, a channel exponent (3.3) that is not the site's
 /// absorption (2.7). This is what `whereabouts calibrate` does with the readings: the engine's
 /// ingest keeps the node-to-node links, `NodeBeaconCalibration` fits them.
@@ -17,9 +17,9 @@ import YAML
     }()
 
     func simulated(seed: UInt64) throws -> (Site, Scenario, NodeBeaconLinks, Engine) {
-        let site = Site.load(path: Self.tools + "sites/calibration.yaml")
+        let site = Site.load(path: Self.tools + "calibration/site.yaml")
         try #require(site.errors.isEmpty, "\(site.errors)")
-        var decoded = Scenario.decode(try YAML.parse(String(contentsOfFile: Self.tools + "scenarios/calibration.yaml", encoding: .utf8)))
+        var decoded = Scenario.decode(try YAML.parse(String(contentsOfFile: Self.tools + "calibration/scenario.yaml", encoding: .utf8)))
         try #require(decoded.errors.isEmpty, "\(decoded.errors)")
         decoded.scenario.seed = seed
         let sim = try #require(Simulation.prepare(site: site.site, scenario: decoded.scenario).simulation)
@@ -78,8 +78,8 @@ import YAML
     }
 
     @Test func nodesDoNotHearThemselvesAndBeaconsHaveNoTruth() throws {
-        let site = Site.load(path: Self.tools + "sites/calibration.yaml").site
-        let decoded = Scenario.decode(try YAML.parse(String(contentsOfFile: Self.tools + "scenarios/calibration.yaml", encoding: .utf8)))
+        let site = Site.load(path: Self.tools + "calibration/site.yaml").site
+        let decoded = Scenario.decode(try YAML.parse(String(contentsOfFile: Self.tools + "calibration/scenario.yaml", encoding: .utf8)))
         var short = decoded.scenario
         short.duration = 20
         let sim = try #require(Simulation.prepare(site: site, scenario: short).simulation)
