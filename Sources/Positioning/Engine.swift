@@ -147,7 +147,7 @@ public final class Engine {
             return reject(.capacity)
         }
         let d = Int(index)
-        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx) }
+        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) }
         let link = self.link(device: d, node: Int32(n))
         links.add(link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, at: t)
         if let tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
@@ -162,10 +162,12 @@ public final class Engine {
 
     /// A reading of a device that is not tracked: a node's beacon is kept for calibration
     /// (and accepted), an excluded device refused.
-    private func untracked(device d: Int, node n: Int, rssi: Int, tx: Int?) -> Bool {
+    private func untracked(device d: Int, node n: Int, rssi: Int, tx: Int?, t: Double) -> Bool {
         let from = Int(devices[d].beaconOf)
         guard from >= 0 else { return reject(.excluded) }
         beaconLinks.record(from: from, to: n, rssi: rssi, tx: tx)
+        // Heard, so not forgotten (and interned again) at every sweep while it keeps beaconing.
+        devices[d].lastReading = max(devices[d].lastReading, t)
         accepted += 1
         return true
     }

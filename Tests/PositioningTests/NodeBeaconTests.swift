@@ -14,8 +14,8 @@ import Wire
         return site
     }
 
-    /// Every node hears both beacons and a real device once a second for two minutes: longer
-    /// than `forgetAfter`, so the beacons' engine slots are also forgotten and made again.
+    /// Every node hears both beacons and a real device once a second for two minutes, then
+    /// the beacons fall silent for longer than `forgetAfter`: their slots go, no device appears.
     @Test func aNodeBeaconNeverBecomesADevice() {
         let site = beaconingSite()
         let engine = Engine(site: site)
@@ -29,10 +29,17 @@ import Wire
             }
         }
         readings.sort { $0.reading.t < $1.reading.t }
-        let output = run(engine, readings)
+        var output = run(engine, readings)
+        #expect(engine.deviceCount == 3)
+        var forgotten: [String] = []
+        engine.takeForgotten(into: &forgotten)
+        #expect(forgotten.isEmpty, "heard beacons are kept, not forgotten and made again every second")
+        engine.advance(to: 1200, into: &output)
+        engine.takeForgotten(into: &forgotten)
+        #expect(Set(forgotten).isSuperset(of: [Self.w1Beacon, Self.e2Beacon]))
         let ids = Set(updates(output).map(\.id)).union(events(output).map(\.device))
         #expect(ids == [deviceID])
-        #expect(engine.shutdown(at: 1200).allSatisfy { $0.device == deviceID })
+        #expect(engine.shutdown(at: 1201).allSatisfy { $0.device == deviceID })
         #expect(engine.rejections.total == 0)
         // 120 s × 6 nodes × 2 beacons, less each beacon heard by its own node.
         #expect(engine.beaconLinks.total == 120 * 5 * 2)
