@@ -53,7 +53,7 @@ import Positioning
     for i in site.nodes.indices { site.nodes[i].beacon = "mac:c2:00:00:00:00:0\(i)" }
     var links = NodeBeaconLinks(nodeCount: 4)
     #expect(String(decoding: HTTPEndpoints.calibrationJSON(site: site, links: links), as: UTF8.self)
-            == #"{"error":"node a, b, c, d heard no other node's beacon 10 times (on a floor it shares): its rx_adj cannot be fitted; make more nodes beacon, or check the node","readings":0}"#)
+            == #"{"error":"nodes a, b, c, d heard no other node's beacon 10 times (on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes","readings":0}"#)
     let model = PathLoss(exponent: 2.7)
     for from in 0..<4 {
         for to in 0..<4 where to != from {

@@ -73,3 +73,30 @@ import Wire
         #expect(links.total == 5)
     }
 }
+
+/// The fit's refusals, each with its reason.
+@Suite struct NodeBeaconFitFailureTests {
+    @Test func aNodeThatHeardNoBeaconIsNamed() {
+        var site = twoRoomSite()
+        site.nodes[0].beacon = "mac:c2:00:00:00:00:01"
+        var links = NodeBeaconLinks(nodeCount: site.nodes.count)
+        for to in 1..<site.nodes.count { for _ in 0..<10 { links.record(from: 0, to: to, rssi: -70, tx: nil) } }
+        let failure = NodeBeaconCalibration.fit(site: site, links: links)
+        #expect(failure.failureValue == .notHearing(["w1"]))
+        #expect(failure.failureValue?.description.hasPrefix("node w1 heard no other node's beacon 10 times") == true)
+    }
+
+    @Test func twoNodesAreTooFewLinks() {
+        var site = twoRoomSite()
+        site.nodes = Array(site.nodes.prefix(2))
+        site.nodes[0].beacon = "mac:c2:00:00:00:00:01"
+        site.nodes[1].beacon = "mac:c2:00:00:00:00:02"
+        var links = NodeBeaconLinks(nodeCount: 2)
+        for _ in 0..<10 { links.record(from: 0, to: 1, rssi: -70, tx: nil); links.record(from: 1, to: 0, rssi: -71, tx: nil) }
+        #expect(NodeBeaconCalibration.fit(site: site, links: links).failureValue == .tooFewLinks(have: 2, need: 4))
+    }
+}
+
+private extension Result {
+    var failureValue: Failure? { if case .failure(let f) = self { f } else { nil } }
+}

@@ -48,9 +48,12 @@ public struct NodeBeaconCalibration: Sendable {
             switch self {
             case .noBeacons:
                 "no node beacons configured: give each advertising node the id of its advertisements (nodes[].beacon)"
-            case .notHearing(let names):
-                "node \(names.joined(separator: ", ")) heard no other node's beacon \(NodeBeaconCalibration.minimumReadings) times "
+            case .notHearing(let names) where names.count == 1:
+                "node \(names[0]) heard no other node's beacon \(NodeBeaconCalibration.minimumReadings) times "
                     + "(on a floor it shares): its rx_adj cannot be fitted; make more nodes beacon, or check the node"
+            case .notHearing(let names):
+                "nodes \(names.joined(separator: ", ")) heard no other node's beacon \(NodeBeaconCalibration.minimumReadings) times "
+                    + "(on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes"
             case .tooFewLinks(let have, let need):
                 "too few links: \(have) node-to-node links heard, \(need) needed for the absorption and one rx_adj per node"
             case .distancesAlike:
