@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Wire", "BLE", "YAML"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "BLE", "YAML"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
     ],
     swiftLanguageModes: [.v6]

@@ -42,7 +42,7 @@ final class AggregatorCore {
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
     /// The engine's solve and hold counts already added to the metrics.
-    private var counted = (solves: 0, holds: 0)
+    private var counted = (solves: 0, holds: 0, beacons: 0)
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
@@ -241,6 +241,8 @@ final class AggregatorCore {
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
         if engine.solves != counted.solves { metrics.solved.add(UInt64(engine.solves - counted.solves)); counted.solves = engine.solves }
         if engine.holds != counted.holds { metrics.held.add(UInt64(engine.holds - counted.holds)); counted.holds = engine.holds }
+        let beacons = engine.beaconLinks.total
+        if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
         for output in outputs {
             switch output {
             // A held fix says nothing new (same place, room and zones as the state already

@@ -23,6 +23,8 @@ final class AggregatorMetrics: Sendable {
     /// Position solves made, and solves left out because a still device's last fix stood.
     let solved: Counter
     let held: Counter
+    /// Readings of node beacons by other nodes: kept for calibration, never tracked.
+    let beaconReadings: Counter
     let confidence: Histogram
     let fixes: Histogram
     let residual: Histogram
@@ -54,6 +56,8 @@ final class AggregatorMetrics: Sendable {
                                       labels: ["result"])
         solved = solves.labels("solved")
         held = solves.labels("held")
+        beaconReadings = registry.counter("whereabouts_node_beacon_readings_total",
+                                          "Readings of a node's own advertisements by another node (kept for calibration, not tracked).").labels()
         confidence = registry.histogram("whereabouts_position_confidence", "Confidence of published positions.",
                                         buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]).labels()
         fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per published position.",

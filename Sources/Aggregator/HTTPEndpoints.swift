@@ -21,8 +21,12 @@ final class HTTPEndpoints: Sendable {
                 return HTTPResponse(contentType: "application/json", body: service.snapshot { HTTPEndpoints.devicesJSON($0.states) })
             case "/api/site":
                 return HTTPResponse(contentType: "application/json", body: siteJSON)
+            case "/api/calibration":
+                // The links are copied (copy on write) on the work thread; the fit runs here.
+                let links = service.snapshot { $0.engine.beaconLinks }
+                return HTTPResponse(contentType: "application/json", body: HTTPEndpoints.calibrationJSON(site: site, links: links))
             default:
-                return HTTPResponse(status: 404, text: "not found: try /metrics, /healthz, /api/devices, /api/site\n")
+                return HTTPResponse(status: 404, text: "not found: try /metrics, /healthz, /api/devices, /api/site, /api/calibration\n")
             }
         }
     }
@@ -39,6 +43,36 @@ final class HTTPEndpoints: Sendable {
         if idle > 60 { problems.append(idle.isFinite ? "readings: none for \(Int(idle)) s" : "readings: none yet") }
         return problems.isEmpty ? HTTPResponse(text: "ok\n")
             : HTTPResponse(status: 503, text: problems.joined(separator: "\n") + "\n")
+    }
+
+    /// The node beacon calibration of everything heard since start, as `whereabouts calibrate`
+    /// fits it: `{"absorption","beacon_level","links","readings","nodes":[{"name","rx_adj",
+    /// "links_in","links_out"}]}`, or `{"error","readings"}` while no fit can be made.
+    static func calibrationJSON(site: Site, links: NodeBeaconLinks) -> [UInt8] {
+        var w = JSONWriter()
+        w.objectStart()
+        switch NodeBeaconCalibration.fit(site: site, links: links) {
+        case .failure(let failure):
+            w.field("error", failure.description)
+        case .success(let fit):
+            let c = fit.calibration
+            w.field("absorption", c.absorption, decimals: 2)
+            w.field("beacon_level", c.txRef, decimals: 1)
+            w.field("links", fit.links.count)
+            w.key("nodes"); w.arrayStart()
+            for node in site.nodes {
+                w.objectStart()
+                w.field("name", node.name)
+                w.field("rx_adj", c.rxAdj[node.name] ?? 0, decimals: 1)
+                w.field("links_in", fit.links.filter { $0.to == node.name }.count)
+                w.field("links_out", fit.links.filter { $0.from == node.name }.count)
+                w.objectEnd()
+            }
+            w.arrayEnd()
+        }
+        w.field("readings", links.total)
+        w.objectEnd()
+        return w.bytes
     }
 
     static func devicesJSON(_ states: [String: DeviceUpdate]) -> [UInt8] {

@@ -6,8 +6,11 @@ struct DeviceState: Sendable {
     var name: String?
     /// RSSI at 1 m from the site's device list; beats the frame's measured power.
     var configuredTxRef: Double?
-    /// Matched `exclude_devices`: readings are refused.
+    /// Not tracked: matched `exclude_devices` (readings are refused), or is a node's beacon.
     var excluded: Bool
+    /// The site node whose own advertisements these are (its `beacon` id), else -1. Such a
+    /// device is also `excluded`, so the hot path pays nothing more for telling them apart.
+    var beaconOf: Int32 = -1
     /// This device's links in the engine's `LinkStore`, one per node that heard it.
     var links: [Int32] = []
     var lastReading = -Double.infinity

@@ -46,6 +46,10 @@ public final class Engine {
     public internal(set) var solves = 0
     public internal(set) var holds = 0
 
+    /// Node beacon ids (`Node.beacon`) to the node sending them, looked up once per new id.
+    private var beaconNodes: [String: Int32] = [:]
+    /// Readings of node beacons by other nodes, kept for calibration; never tracked.
+    public private(set) var beaconLinks: NodeBeaconLinks
     public private(set) var rejections = Rejections()
     public private(set) var accepted = 0
     public private(set) var lastRejection: Rejection?
@@ -70,6 +74,8 @@ public final class Engine {
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
+        for (i, node) in site.nodes.enumerated() { if let id = node.beacon { beaconNodes[id] = Int32(i) } }
+        beaconLinks = NodeBeaconLinks(nodeCount: site.nodes.count)
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
         samples.reserveCapacity(LinkStore.capacity)
@@ -141,7 +147,7 @@ public final class Engine {
             return reject(.capacity)
         }
         let d = Int(index)
-        guard !devices[d].excluded else { return reject(.excluded) }
+        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) }
         let link = self.link(device: d, node: Int32(n))
         links.add(link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, at: t)
         if let tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
@@ -150,6 +156,18 @@ public final class Engine {
             devices[d].isQueued = true
             queue.append(Int32(d))
         }
+        accepted += 1
+        return true
+    }
+
+    /// A reading of a device that is not tracked: a node's beacon is kept for calibration
+    /// (and accepted), an excluded device refused.
+    private func untracked(device d: Int, node n: Int, rssi: Int, tx: Int?, t: Double) -> Bool {
+        let from = Int(devices[d].beaconOf)
+        guard from >= 0 else { return reject(.excluded) }
+        beaconLinks.record(from: from, to: n, rssi: rssi, tx: tx)
+        // Heard, so not forgotten (and interned again) at every sweep while it keeps beaconing.
+        devices[d].lastReading = max(devices[d].lastReading, t)
         accepted += 1
         return true
     }
@@ -169,9 +187,11 @@ public final class Engine {
     private func intern(_ id: String, hash: Int) -> Int32? {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
-        let excluded = site.excludeDevices.contains { globMatches($0[...], id[...]) }
-        let state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
+        let beaconOf = beaconNodes[id] ?? -1
+        let excluded = beaconOf >= 0 || site.excludeDevices.contains { globMatches($0[...], id[...]) }
+        var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
                                 track: makeTrack())
+        state.beaconOf = beaconOf
         let index: Int32
         if let free = freeDevices.popLast() {
             index = free

@@ -24,13 +24,14 @@ struct ScenarioDecoder {
     var scenario = Scenario()
 
     mutating func decodeRoot(_ root: ConfigNode) {
-        guard let f = reader.fields(root, "", known: ["seed", "duration", "start", "effects", "nodes", "devices"]) else { return }
+        guard let f = reader.fields(root, "", known: ["seed", "duration", "start", "effects", "nodes", "devices", "node_beacons"]) else { return }
         if let seed = reader.integer(f["seed"], "seed", within: 0...Int.max) { scenario.seed = UInt64(seed) }
         if let d = reader.duration(f["duration"], "duration") {
             if d > 0 && d <= 86_400 { scenario.duration = d } else { reader.error("duration", f["duration"]?.line ?? 0, "must be more than 0 and at most 24h") }
         }
         if let s = reader.number(f["start"], "start", within: 0...4e9) { scenario.start = s }
         if let node = f["effects"] { decodeEffects(node, "effects") }
+        if let node = f["node_beacons"] { decodeNodeBeacons(node, "node_beacons") }
         if let items = reader.list(f["nodes"], "nodes") {
             for (i, item) in items.enumerated() { decodeNode(item, "nodes[\(i)]") }
         }
@@ -73,6 +74,16 @@ struct ScenarioDecoder {
         set("batch_interval", 0.01...60) { $0.batchInterval = $1 }
         if let n = reader.integer(f["batch_max"], f.path("batch_max"), within: 1...10_000) { e.batchMax = n }
         scenario.effects = e
+    }
+
+    mutating func decodeNodeBeacons(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["interval", "tx_power"]) else { return }
+        var beacons = NodeBeacons(line: node.line)
+        if let s = reader.duration(f["interval"], f.path("interval")) {
+            if (0.02...10.24).contains(s) { beacons.interval = s } else { reader.error(f.path("interval"), node.line, "must be 20ms...10.24s as BLE allows") }
+        }
+        if let v = reader.integer(f["tx_power"], f.path("tx_power"), within: -100...20) { beacons.txPower = v }
+        scenario.nodeBeacons = beacons
     }
 
     mutating func decodeNode(_ node: ConfigNode, _ key: String) {

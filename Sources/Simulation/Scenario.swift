@@ -14,7 +14,21 @@ public struct Scenario: Sendable {
     /// Per-node settings that override the random draws.
     public var nodes: [NodeSetting] = []
     public var devices: [DeviceSpec] = []
+    /// When set, every site node with a `beacon` id advertises it from where it stands, so
+    /// the readings carry node-to-node links to calibrate from (`whereabouts calibrate`).
+    public var nodeBeacons: NodeBeacons?
     public init() {}
+}
+
+/// How simulated nodes beacon: all alike, as one firmware setting would make them.
+public struct NodeBeacons: Sendable, Equatable {
+    public var interval: Double = 1
+    /// The measured power at 1 m the frame announces (each node sends it give or take `txErrorSD`).
+    public var txPower: Int = -59
+    public var line: Int = 0
+    public init(interval: Double = 1, txPower: Int = -59, line: Int = 0) {
+        self.interval = interval; self.txPower = txPower; self.line = line
+    }
 }
 
 /// The radio channel's impairments. Every one can be turned off (set to 0) to study the others.
@@ -90,6 +104,8 @@ public struct DeviceSpec: Sendable {
     public var path: [PathStep] = []
     /// Start the path again when it ends, instead of staying at its last point.
     public var loop = false
+    /// The site node (index) whose own beacon this is; it does not hear itself.
+    public var beaconOf: Int?
     /// Where the device was written, for problems found later.
     public var line: Int = 0
     public var key: String = ""

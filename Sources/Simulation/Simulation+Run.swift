@@ -106,7 +106,8 @@ extension Simulation {
     private func refreshMeans(_ d: Int, _ now: Track.State, _ state: inout RunState) {
         let device = state.devices[d]
         for n in state.receivers.indices {
-            state.cachedMeans[d][n] = state.channel.outOfRange(now, txPower: device.truePower, node: n) ? .nan
+            // A node does not report its own advertisements.
+            state.cachedMeans[d][n] = n == device.spec.beaconOf || state.channel.outOfRange(now, txPower: device.truePower, node: n) ? .nan
                 : state.channel.meanRSSI(now, txPower: device.truePower, bodyLoss: device.bodyLoss, node: n)
         }
         state.cachedState[d] = now

@@ -11,7 +11,8 @@ extension Simulation {
         var k = (fromMs + period - 1) / period
         while k * period < toMs {
             let s = Double(k * period) / 1000
-            for d in state.devices.indices {
+            // Nodes' beacons stand where the site says; truth is about the devices tracked.
+            for d in state.devices.indices where state.devices[d].spec.beaconOf == nil {
                 state.line.reset()
                 encodeTruth(state.devices[d], at: s, into: &state.line)
                 state.truthBytes += state.line.bytes

@@ -42,6 +42,11 @@ public struct Simulation: Sendable {
         let world = World(site: site)
         var problems = check(scenario, against: world)
         var scenario = scenario
+        if let beacons = scenario.nodeBeacons {
+            let (devices, beaconProblems) = nodeBeaconDevices(beacons, world: world, others: scenario.devices)
+            scenario.devices += devices
+            problems += beaconProblems
+        }
         var keys: [IdentityResolvingKey?] = []
         var known: [Bool] = []
         var phones: [[UInt8]: String] = [:]
@@ -59,6 +64,39 @@ public struct Simulation: Sendable {
         }
         guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
         return (Simulation(site: site, scenario: scenario, world: world, keys: keys, known: known), problems)
+    }
+
+    /// One still advertiser per site node with a `beacon` id, where the node stands, carried by
+    /// nobody. The simulator sends iBeacon and fixed-address frames, so other ids cannot beacon.
+    static func nodeBeaconDevices(_ beacons: NodeBeacons, world: World, others: [DeviceSpec]) -> ([DeviceSpec], [SiteProblem]) {
+        var devices: [DeviceSpec] = [], problems: [SiteProblem] = []
+        func error(_ message: String) { problems.append(SiteProblem(.error, line: beacons.line, key: "node_beacons", message: message)) }
+        for (n, node) in world.site.nodes.enumerated() {
+            guard let id = node.beacon else { continue }
+            guard let kind = ScenarioDecoder.kind(fromID: id), id.hasPrefix("iBeacon:") || id.hasPrefix("mac:") else {
+                error("node '\(node.name)' beacons as '\(id)': the simulator sends iBeacon and mac ids only")
+                continue
+            }
+            if let other = others.first(where: { $0.id == id }) {
+                error("node '\(node.name)' beacons as '\(id)', which \(other.key) (line \(other.line)) is too")
+                continue
+            }
+            let floor = world.nodeFloors[n]
+            var device = DeviceSpec(kind: kind)
+            device.txPower = beacons.txPower
+            device.interval = beacons.interval
+            device.bodyLoss = 0
+            device.height = max(node.point.z - world.site.floors[floor].bounds.min.z, 0)
+            device.path = [PathStep(.waypoint(node.point.xy, floor: world.site.floors[floor].id, dwell: 0), line: beacons.line, key: "node_beacons")]
+            device.beaconOf = n
+            device.line = beacons.line
+            device.key = "node_beacons"
+            devices.append(device)
+        }
+        if devices.isEmpty && problems.isEmpty {
+            problems.append(SiteProblem(.warning, line: beacons.line, key: "node_beacons", message: "no site node has a beacon id: nothing beacons"))
+        }
+        return (devices, problems)
     }
 
     /// A phone's key: the scenario's (which must agree with a site key of the same name), else

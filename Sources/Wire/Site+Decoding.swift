@@ -50,6 +50,9 @@ struct SiteDecoder {
     var zoneLines: [(line: Int, key: String)] = []
     var nodeLines: [(line: Int, key: String)] = []
     var idLines: [(kind: String, id: String, line: Int, key: String)] = []
+    /// Where each node beacon and device id was written, to report one listed as both.
+    var beaconLines: [String: (line: Int, key: String)] = [:]
+    var deviceLines: [String: (line: Int, key: String)] = [:]
     var floorsWithoutBounds: Set<String> = []
     /// Room ids written on each floor, also of rooms dropped for a bad outline, so a door
     /// to such a room does not report a second, misleading error.

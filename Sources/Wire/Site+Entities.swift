@@ -55,16 +55,30 @@ extension SiteDecoder {
     }
 
     mutating func decodeNode(_ node: ConfigNode, _ key: String) {
-        guard let f = reader.fields(node, key, known: ["name", "point", "floors", "rx_adj"], ignored: ["id", "stationary", "enabled"]) else { return }
+        // ESPresense-companion's `id` is the node's MQTT id, not its advertisements' device id,
+        // so the id of those is a key of its own: `beacon`.
+        guard let f = reader.fields(node, key, known: ["name", "point", "floors", "rx_adj", "beacon"],
+                                    ignored: ["id", "stationary", "enabled"]) else { return }
         let name = reader.required(f, "name").flatMap { reader.string($0, f.path("name")) }
         let point = reader.required(f, "point").flatMap { reader.point3($0, f.path("point")) }
         let floors = reader.strings(f["floors"], f.path("floors"))
         let rxAdj = reader.number(f["rx_adj"], f.path("rx_adj"), within: -50...50)
-        guard let name, let point, f["floors"] == nil || floors != nil, f["rx_adj"] == nil || rxAdj != nil else { return }
+        var beacon = reader.string(f["beacon"], f.path("beacon"))
+        if let id = beacon, let problem = DeviceIDSyntax.problem(id) {
+            reader.error(f.path("beacon"), f["beacon"]?.line ?? node.line, problem)
+            beacon = nil
+        }
+        guard let name, let point, f["floors"] == nil || floors != nil, f["rx_adj"] == nil || rxAdj != nil,
+              f["beacon"] == nil || beacon != nil else { return }
         idLines.append(("node", name, node.line, f.path("name")))
+        if let beacon {
+            let line = f["beacon"]?.line ?? node.line
+            idLines.append(("node beacon", beacon, line, f.path("beacon")))
+            beaconLines[beacon] = (line, f.path("beacon"))
+        }
         locations.nodes[name] = SourceLocation(line: node.line, key: key)
         nodeLines.append((f["floors"]?.line ?? node.line, key))
-        site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0))
+        site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0, beacon: beacon))
     }
 
     mutating func decodeDevice(_ node: ConfigNode, _ key: String) {
@@ -80,6 +94,7 @@ extension SiteDecoder {
         }
         guard f["tx_ref"] == nil || txRef != nil else { return }
         idLines.append(("device", id, node.line, f.path("id")))
+        if deviceLines[id] == nil { deviceLines[id] = (node.line, f.path("id")) }
         site.devices.append(DeviceConfig(id: id, name: name, txRef: txRef))
     }
 

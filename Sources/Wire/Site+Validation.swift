@@ -39,6 +39,12 @@ extension SiteDecoder {
 
     mutating func crossCheck() {
         checkUniqueIDs()
+        // The first device entry of an id is the one the engine would take.
+        for (id, at) in beaconLines.sorted(by: { $0.value.line < $1.value.line }) {
+            guard let device = deviceLines[id] else { continue }
+            reader.error(at.key, at.line, "'\(id)' is also a device (\(device.key), line \(device.line)): "
+                         + "a node's own advertisements are never tracked; remove one of them")
+        }
         let roomIDs = declaredRooms.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         let floorIDs = Set(site.floors.map(\.id))
         for (fi, floor) in site.floors.enumerated() {

@@ -80,8 +80,11 @@ public struct Node: Sendable, Equatable {
     public var floors: [String]
     /// Receiver adjustment in dB added to every RSSI this node reports.
     public var rxAdj: Double
-    public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0) {
-        self.name = name; self.point = point; self.floors = floors; self.rxAdj = rxAdj
+    /// The device id of the node's own advertisements (SPEC §1: nodes may beacon for
+    /// calibration): never tracked as a device; other nodes' readings of it calibrate the site.
+    public var beacon: String?
+    public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0, beacon: String? = nil) {
+        self.name = name; self.point = point; self.floors = floors; self.rxAdj = rxAdj; self.beacon = beacon
     }
 }
 

@@ -31,26 +31,35 @@ func runLocate(_ arguments: [String]) -> Int32 {
         var options = EngineOptions()
         options.acceleration = try args.double("acceleration", in: 0...1e12) ?? options.acceleration
         let site = try loadSite(path: sitePath)
-        guard let data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: input) else {
-            printError("whereabouts locate: cannot read \(input)")
-            return ExitCode.failure
-        }
         var run = LocateRun(engine: Engine(site: site, locator: kind, options: options))
-        for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
-            do {
-                let (batch, topicNode) = try decodeLine(Array(line))
-                run.take(batch, node: topicNode ?? batch.node)
-            } catch {
-                run.badLines += 1
-                printError("whereabouts locate: line \(number + 1): \(error)")
-            }
-        }
+        guard let badLines = readBatches(input, tool: "whereabouts locate", { run.take($0, node: $1) }) else { return ExitCode.failure }
         run.finish()
         let r = run.engine.rejections
         printError("whereabouts locate: \(run.engine.accepted) readings used; refused: \(r.unknownNode) from unknown nodes, "
-            + "\(r.late) late, \(r.badRSSI) bad RSSI, \(r.excluded) excluded; \(run.badLines) bad lines")
+            + "\(r.late) late, \(r.badRSSI) bad RSSI, \(r.excluded) excluded; \(badLines) bad lines")
         return ExitCode.success
     }
+}
+
+/// Hands each batch of `input` (a file, or '-' for standard input) to `body` with the node
+/// that sent it; a bad line is reported and skipped. The count of bad lines, `nil` (reported)
+/// when the input cannot be read.
+func readBatches(_ input: String, tool: String, _ body: (Batch, String) -> Void) -> Int? {
+    guard let data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: input) else {
+        printError("\(tool): cannot read \(input)")
+        return nil
+    }
+    var badLines = 0
+    for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+        do {
+            let (batch, topicNode) = try decodeLine(Array(line))
+            body(batch, topicNode ?? batch.node)
+        } catch {
+            badLines += 1
+            printError("\(tool): line \(number + 1): \(error)")
+        }
+    }
+    return badLines
 }
 
 /// A SPEC batch line, or a `{"topic","payload"}` record whose topic names the node.
@@ -78,7 +87,6 @@ func decodeLine(_ bytes: [UInt8]) throws -> (Batch, String?) {
 /// Feeds batches to the engine on event time and prints what comes out.
 struct LocateRun {
     let engine: Engine
-    var badLines = 0
     private var tick = -Double.infinity
     private var last = -Double.infinity
     private var output: [EngineOutput] = []

@@ -16,33 +16,32 @@ public struct Calibration: Sendable, Equatable {
         let k = nodes.count
         var index: [String: Int] = [:]
         for (i, n) in nodes.enumerated() { index[n.name] = i }
-        // Unknowns: [n, b_0 … b_{k-1}]; accumulate the normal equations.
-        let size = k + 1
-        var a = [Double](repeating: 0, count: size * size)
-        var rhs = [Double](repeating: 0, count: size)
-        var rows = 0
+        var system = ReceiverOffsetSystem(nodes: k)
         for walk in walks {
             for (i, item) in walk.readings.enumerated() {
                 guard let node = index[item.node], item.reading.rssi < 0, i < walk.truth.count else { continue }
                 let truth = walk.truth(at: item.reading.t) ?? walk.truth[i].position
                 let d = max(distance(truth, nodes[node].point), 0.1)
-                let basis = -10 * Elementary.log10(d)
-                let columns = [(0, basis), (node + 1, 1.0)]
-                for (r, vr) in columns {
-                    rhs[r] += vr * Double(item.reading.rssi)
-                    for (c, vc) in columns { a[r * size + c] += vr * vc }
-                }
-                rows += 1
+                system.add(node: node, basis: -10 * Elementary.log10(d), y: Double(item.reading.rssi))
             }
         }
-        guard rows > size else { return nil }
-        for i in 1..<size where a[i * size + i] == 0 { a[i * size + i] = 1 } // unheard node: offset 0
-        guard let solution = solveLinear(a, rhs, size: size) else { return nil }
-        let heard = (0..<k).filter { a[($0 + 1) * size + $0 + 1] > 1 }
-        let txRef = heard.isEmpty ? -59 : heard.map { solution[$0 + 1] }.reduce(0, +) / Double(heard.count)
+        guard system.rows > system.size, let solution = system.solve() else { return nil }
+        let heard = (0..<k).filter { system.weight(ofNode: $0) > 1 }
+        return Calibration(absorption: solution.exponent, intercepts: solution.intercepts, heard: heard, nodes: nodes)
+    }
+
+    /// The calibration of a solved system: `txRef` is the mean intercept of the `heard` nodes,
+    /// so their `rxAdj` average 0 (the data fix only differences between receivers and a
+    /// common level shared by every transmitter and every receiver).
+    init(absorption: Double, intercepts: [Double], heard: [Int], nodes: [Node]) {
+        let txRef = heard.isEmpty ? -59 : heard.map { intercepts[$0] }.reduce(0, +) / Double(heard.count)
         var rxAdj: [String: Double] = [:]
-        for i in heard { rxAdj[nodes[i].name] = txRef - solution[i + 1] }
-        return Calibration(absorption: solution[0], txRef: txRef, rxAdj: rxAdj)
+        for i in heard { rxAdj[nodes[i].name] = txRef - intercepts[i] }
+        self.init(absorption: absorption, txRef: txRef, rxAdj: rxAdj)
+    }
+
+    public init(absorption: Double, txRef: Double, rxAdj: [String: Double]) {
+        self.absorption = absorption; self.txRef = txRef; self.rxAdj = rxAdj
     }
 
     /// How well this calibration explains a walk's readings at their true positions: the
@@ -72,6 +71,44 @@ public struct Calibration: Sendable, Equatable {
         site.positioning.txRefDefault = txRef
         for i in site.nodes.indices { site.nodes[i].rxAdj = rxAdj[site.nodes[i].name] ?? 0 }
         return site
+    }
+}
+
+/// The normal equations of `y = b_node + n·basis` (weighted linear least squares): one
+/// exponent `n` and one intercept `b` per receiving node, where `basis` is `-10·log10(d)` and
+/// `y` the RSSI with whatever the model already knows (walls, announced power) taken out.
+struct ReceiverOffsetSystem {
+    let nodes: Int
+    /// Unknowns: `[n, b_0 … b_{nodes-1}]`.
+    var size: Int { nodes + 1 }
+    private var normal: [Double]
+    private var rhs: [Double]
+    private(set) var rows = 0
+
+    init(nodes: Int) {
+        self.nodes = nodes
+        normal = [Double](repeating: 0, count: (nodes + 1) * (nodes + 1))
+        rhs = [Double](repeating: 0, count: nodes + 1)
+    }
+
+    mutating func add(node: Int, basis: Double, y: Double, weight: Double = 1) {
+        let columns = [(0, basis), (node + 1, 1.0)]
+        for (r, vr) in columns {
+            rhs[r] += weight * vr * y
+            for (c, vc) in columns { normal[r * size + c] += weight * vr * vc }
+        }
+        rows += 1
+    }
+
+    /// The summed weight of `node`'s rows (their count when unweighted).
+    func weight(ofNode node: Int) -> Double { normal[(node + 1) * size + node + 1] }
+
+    /// `nil` when singular (every distance alike); a node without rows gets intercept 0.
+    func solve() -> (exponent: Double, intercepts: [Double])? {
+        var a = normal
+        for i in 1..<size where a[i * size + i] == 0 { a[i * size + i] = 1 }
+        guard let x = solveLinear(a, rhs, size: size) else { return nil }
+        return (x[0], Array(x.dropFirst()))
     }
 }
 

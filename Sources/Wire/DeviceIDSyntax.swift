@@ -1,0 +1,42 @@
+/// Whether a written device id has SPEC §1's spelling, so that a reading can ever carry it.
+///
+/// Ids are compared byte for byte, so an id in capitals or without the dashes would silently
+/// never match: the site file says so instead.
+public enum DeviceIDSyntax {
+    /// `nil` when `id` is spelled as SPEC §1 does, else what is wrong with it.
+    public static func problem(_ id: String) -> String? {
+        let shown = "'\(id)'"
+        guard let colon = id.firstIndex(of: ":") else { return "\(shown) is not a device id: " + forms }
+        let kind = id[..<colon], rest = Substring(id[id.index(after: colon)...])
+        let ok: Bool
+        switch kind {
+        case "iBeacon", "altBeacon":
+            // <uuid>-<major>-<minor>: the UUID's own four dashes, then two numbers.
+            let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+            ok = parts.count == 7 && zip(parts.prefix(5), [8, 4, 4, 4, 12]).allSatisfy { isHex($0, count: $1) }
+                && parts.suffix(2).allSatisfy { isNumber($0, max: 65_535) }
+        case "eddystone":
+            let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+            ok = parts.count == 2 && isHex(parts[0], count: 20) && isHex(parts[1], count: 12)
+        case "irk":
+            ok = isHex(rest, count: 32)
+        case "mac":
+            let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+            ok = parts.count == 6 && parts.allSatisfy { isHex($0, count: 2) }
+        default:
+            return "\(shown) is not a device id: " + forms
+        }
+        return ok ? nil : "\(shown) is not spelled as a \(kind) id is (lower-case hex): " + forms
+    }
+
+    static let forms = "expects iBeacon:<uuid>-<major>-<minor>, altBeacon:<id1>-<id2>-<id3>, "
+        + "eddystone:<namespace>-<instance>, irk:<key hex> or mac:<aa:bb:cc:dd:ee:ff>"
+
+    private static func isHex(_ s: Substring, count: Int) -> Bool {
+        s.utf8.count == count && s.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    private static func isNumber(_ s: Substring, max: Int) -> Bool {
+        !s.isEmpty && s.utf8.count <= 5 && s.utf8.allSatisfy { (48...57).contains($0) } && Int(s).map { $0 <= max } == true
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Options
+import Positioning
+import Wire
+
+let calibrateCommand = Command(
+    name: "whereabouts calibrate",
+    abstract: "fit the site's absorption and each node's rx_adj from what the nodes hear of each other's beacons",
+    usage: ["whereabouts calibrate --site FILE --input READINGS.jsonl"],
+    options: [
+        .value("site", "FILE", help: "The site file (YAML); nodes that advertise name their id with `beacon`."),
+        .value("input", "FILE", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input."),
+    ],
+    discussion: """
+        Node j hearing node i's beacon is a reading at a known distance, with the site's walls
+        between: the engine's path-loss model fits the absorption (path-loss exponent) and one
+        rx_adj per node by least squares on each link's median RSSI, reweighted (Huber) so that a
+        link the walls do not explain counts less. Links heard fewer than \(NodeBeaconCalibration.minimumReadings) times, and links
+        between nodes sharing no floor, are left out. Readings are taken as the nodes sent them (the
+        site's current rx_adj plays no part).
+
+        Only differences between nodes' receivers show in the data, so the rx_adj printed average 0;
+        the beacons' common level is reported beside them. Devices' own tx_ref keep their meaning.
+
+        Writes a YAML snippet to standard output, the report as its comments: paste the positioning
+        and nodes entries into the site file. Exits 1 when no fit can be made (no node beacons
+        configured, a node that heard no beacon, too few links), saying why; 64 on a usage error.
+        """)
+
+func runCalibrate(_ arguments: [String]) -> Int32 {
+    runTool(calibrateCommand, arguments: arguments) { args in
+        let sitePath = try args.require("site")
+        let input = try args.require("input")
+        if !args.positionals.isEmpty { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        let site = try loadSite(path: sitePath)
+        // The engine's own ingest decides what is a node beacon, as in the aggregator; nothing is
+        // solved (no `advance`), and the nearest-node locator builds no search grids.
+        let engine = Engine(site: site, locator: .nearest)
+        guard let badLines = readBatches(input, tool: "whereabouts calibrate", { batch, node in
+            for reading in batch.readings { engine.ingest(node: node, reading: reading) }
+        }) else { return ExitCode.failure }
+        switch NodeBeaconCalibration.fit(site: site, links: engine.beaconLinks) {
+        case .failure(let failure):
+            printError("whereabouts calibrate: \(failure)")
+            return ExitCode.failure
+        case .success(let fit):
+            print(calibrationReport(fit, site: site, beaconReadings: engine.beaconLinks.total, badLines: badLines), terminator: "")
+            return ExitCode.success
+        }
+    }
+}
+
+/// The fit as YAML to paste, its report in comments.
+func calibrationReport(_ fit: NodeBeaconCalibration, site: Site, beaconReadings: Int, badLines: Int) -> String {
+    let c = fit.calibration
+    func signed(_ v: Double) -> String { (v >= 0 ? "+" : "") + String(format: "%.1f", v) }
+    func rms(_ values: [Double]) -> String {
+        values.isEmpty ? "-" : String(format: "%.1f", (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot())
+    }
+    var out = "# whereabouts calibrate: \(beaconReadings) node beacon readings, \(fit.links.count) links used"
+    out += " (left out: \(fit.fewReadings) heard fewer than \(NodeBeaconCalibration.minimumReadings) times, "
+    out += "\(fit.acrossFloors) between floors); \(badLines) bad lines\n"
+    out += "# absorption \(String(format: "%.2f", c.absorption)) (site file: \(String(format: "%.2f", site.positioning.absorption)));"
+    out += " beacons heard at \(signed(c.txRef)) dB of the power they announce\n"
+    out += "# residuals: measured minus fitted median RSSI per link, dB (rms); 'in' heard by the node, 'out' its beacon heard\n"
+    out += "# " + ["node", "rx_adj", "was", "links in", "rms in", "links out", "rms out"].map { $0.padding(10) }.joined() + "\n"
+    for node in site.nodes {
+        let inbound = fit.links.filter { $0.to == node.name }.map(\.residual)
+        let outbound = fit.links.filter { $0.from == node.name }.map(\.residual)
+        let cells = [node.name, signed(c.rxAdj[node.name] ?? 0), signed(node.rxAdj), "\(inbound.count)", rms(inbound),
+                     "\(outbound.count)", rms(outbound)]
+        out += "# " + cells.map { $0.padding(10) }.joined() + "\n"
+    }
+    for link in fit.links where link.weight < 0.5 {
+        out += "# link \(link.from) -> \(link.to) (\(String(format: "%.1f", link.distance)) m, \(String(format: "%.0f", link.walls)) dB of walls) "
+        out += "is \(signed(link.residual)) dB off the model: weighed \(String(format: "%.2f", link.weight))\n"
+    }
+    out += "positioning:\n  absorption: \(String(format: "%.2f", c.absorption))\n"
+    out += "nodes:\n"
+    for node in site.nodes {
+        let p = node.point
+        var entry = "  - { name: \(yamlQuoted(node.name)), point: [\(p.x), \(p.y), \(p.z)]"
+        if !node.floors.isEmpty { entry += ", floors: [" + node.floors.map(yamlQuoted).joined(separator: ", ") + "]" }
+        entry += ", rx_adj: \(String(format: "%.1f", c.rxAdj[node.name] ?? 0))"
+        if let beacon = node.beacon { entry += ", beacon: \(yamlQuoted(beacon))" }
+        out += entry + " }\n"
+    }
+    return out
+}
+
+/// A YAML double-quoted scalar (JSON's string syntax is valid YAML).
+private func yamlQuoted(_ text: String) -> String {
+    var writer = JSONWriter(capacity: text.utf8.count + 2)
+    writer.value(text)
+    return writer.string
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+import Wire
+import YAML
+
+/// `whereabouts simulate` then `whereabouts calibrate`, as real processes, on the calibration
+/// example (tools/calibration): what an operator pastes must load as a site and carry the fit.
+private func whereabouts(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    let p = Process()
+    p.executableURL = executable("whereabouts")
+    p.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try runUnmasked(p)
+    let output = out.fileHandleForReading.readDataToEndOfFile(), errors = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+}
+
+@Test(.timeLimit(.minutes(2)))
+func calibrateFitsSimulatedBeaconsIntoAPastableSnippet() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let site = packageRoot.appendingPathComponent("tools/calibration/site.yaml").path
+    let scenario = packageRoot.appendingPathComponent("tools/calibration/scenario.yaml").path
+    let simulated = try whereabouts(["simulate", "--site", site, "--scenario", scenario, "--out", dir.path])
+    try #require(simulated.status == 0, "\(simulated.errors)")
+    let readings = dir.appendingPathComponent("readings.jsonl").path
+
+    let fit = try whereabouts(["calibrate", "--site", site, "--input", readings])
+    #expect(fit.status == 0, "\(fit.errors)")
+    // The site's floors with the snippet pasted in place of its nodes and positioning.
+    let text = try String(contentsOfFile: site, encoding: .utf8)
+    let floors = text.components(separatedBy: "\nnodes:")[0]
+    let pasted = Site.load(yaml: floors + "\n" + fit.output)
+    #expect(pasted.problems.isEmpty, "\(pasted.problems)\n\(fit.output)")
+    // The unit test (SimulationTests) holds the tight bars; here: the fit, not the site's 2.7.
+    #expect(abs(pasted.site.positioning.absorption - 3.3) < 0.4, "\(fit.output)")
+    #expect(pasted.site.nodes.count == 10 && pasted.site.nodes.allSatisfy { $0.beacon != nil })
+    let wDesk = pasted.site.nodes.first { $0.name == "w-desk" }?.rxAdj ?? 0
+    #expect(abs(wDesk - -6.3) < 3, "\(fit.output)")   // its receiver is 6 dB loud (mean offset -0.3)
+
+    var silent = text
+    while let range = silent.range(of: #", beacon: "[^"]*""#, options: .regularExpression) { silent.removeSubrange(range) }
+    let silentSite = dir.appendingPathComponent("silent.yaml")
+    try silent.write(to: silentSite, atomically: true, encoding: .utf8)
+    let none = try whereabouts(["calibrate", "--site", silentSite.path, "--input", readings])
+    #expect(none.status == 1)
+    #expect(none.errors.contains("no node beacons configured"), "\(none.errors)")
+    #expect(none.output.isEmpty)
+
+    #expect(try whereabouts(["calibrate", "--site", site]).status == 64)
+    let help = try whereabouts(["calibrate", "--help"])
+    #expect(help.status == 0 && help.output.contains("usage: whereabouts calibrate --site FILE --input READINGS.jsonl"))
+}
