@@ -33,7 +33,7 @@ import Positioning
         case .publish(let m), .state(let m): topicsSeen.append(m.topic)
         case .event(let e, let messages): ids.insert(e.device); topicsSeen += messages.map(\.topic)
         case .track(let u): ids.insert(u.id)
-        case .nodeHealth: break
+        case .nodeHealth, .forget: break
         }
     }
     #expect(!topicsSeen.isEmpty)
