@@ -262,10 +262,12 @@ final class AggregatorCore {
             }
         }
         // Devices the engine forgot (away, silent for long): their state and topics go too.
+        // Only ids that were ever placed have any: the engine also forgets excluded ids and node
+        // beacons at every sweep (they never count as heard), and each of those would otherwise
+        // cost the writer a locked forget every second.
         engine.takeForgotten(into: &forgotten)
         guard !forgotten.isEmpty else { return }
-        for id in forgotten {
-            states.removeValue(forKey: id)
+        for id in forgotten where states.removeValue(forKey: id) != nil {
             publisher.forget(id)
             effects.append(.forget(id))
         }

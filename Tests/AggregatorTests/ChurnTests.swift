@@ -78,3 +78,35 @@ private func batch(node: String, seq: UInt64, t: Double, ids: [String], rssi: In
     #expect(!exposition.contains("ghost"))
     #expect(!exposition.contains("mac:"))
 }
+
+/// An excluded id is forgotten by the engine at every sweep and interned again at its next
+/// reading; having never been placed, it has nothing for the writer or the publisher to forget.
+@Test func anExcludedIdHeardForAMinuteIsNeverForgottenDownstream() {
+    var site = twoRoomSite()
+    site.excludeDevices = ["mac:02:*"]
+    let topics = Topics()
+    let core = AggregatorCore(site: site, topics: topics, locator: .default, dialects: [],
+                              clockMode: .node, metrics: AggregatorMetrics())
+    var effects: [Effect] = []
+    var forgets: [String] = [], placed = Set<String>()
+    var seq: UInt64 = 0
+    for step in 0..<240 {
+        let t = 1_000 + Double(step) * 0.25
+        seq += 1
+        for (node, rssi) in [("a", -62), ("b", -75), ("c", -77), ("d", -68)] {
+            batch(node: node, seq: seq, t: t, ids: ["mac:02:00:00:00:00:01", "mac:c2:00:00:00:00:01"], rssi: rssi)
+                .withUnsafeBytes { core.handle(topic: topics.nodeReadings(node), payload: $0, arrival: t, into: &effects) }
+        }
+        core.tick(wall: t, into: &effects)
+        for effect in effects {
+            switch effect {
+            case .forget(let id): forgets.append(id)
+            case .track(let u): placed.insert(u.id)
+            default: break
+            }
+        }
+        effects.removeAll()
+    }
+    #expect(placed == ["mac:c2:00:00:00:00:01"])
+    #expect(forgets.isEmpty)
+}
