@@ -127,3 +127,36 @@ private extension Result {
     let odd = try #require(fit.links.first { $0.from == "w1" && $0.to == "e2" })
     #expect(odd.weight < 0.3 && odd.residual > 9)
 }
+
+/// A frame announcing an impossible power (0, or below -127) is not taken as the beacon's tx:
+/// it would shift every link of that node by tens of dB.
+@Test func anImplausibleAnnouncedPowerIsIgnored() {
+    var links = NodeBeaconLinks(nodeCount: 2)
+    links.record(from: 0, to: 1, rssi: -70, tx: 0)
+    #expect(links.announcedTx == [nil, nil])
+    links.record(from: 0, to: 1, rssi: -70, tx: -59)
+    links.record(from: 0, to: 1, rssi: -70, tx: -128)
+    links.record(from: 0, to: 1, rssi: -70, tx: 12)
+    #expect(links.announcedTx == [-59, nil])
+    #expect(links.total == 4)
+    let engine = Engine(site: NodeBeaconTests().beaconingSite())
+    var id = NodeBeaconTests.e2Beacon
+    _ = id.withUTF8 { engine.ingest(nodeIndex: 1, id: UnsafeRawBufferPointer($0), rssi: -80, tx: 0, t: 10) }
+    #expect(engine.beaconLinks.announcedTx[4] == nil)
+}
+
+/// A link's counters never pass `binLimit` (no overflow however long the aggregator runs) and
+/// old readings fade: a node moved 20 dB quieter is soon measured where it is now.
+@Test func aBusyLinkIsHalvedAndForgetsOldReadings() {
+    let limit = Int(NodeBeaconLinks.binLimit)
+    var links = NodeBeaconLinks(nodeCount: 2)
+    for _ in 0..<(limit - 1) { links.record(from: 0, to: 1, rssi: -60, tx: nil) }
+    #expect(links.heard.map(\.count) == [limit - 1])
+    links.record(from: 0, to: 1, rssi: -60, tx: nil)
+    #expect(links.heard.map(\.count) == [limit / 2])
+    for _ in 0..<(3 * limit) { links.record(from: 0, to: 1, rssi: -80, tx: nil) }
+    let link = links.heard[0]
+    #expect(link.median == -80)
+    #expect(link.count < limit + limit / 8, "\(link.count): the old -60 dBm readings are mostly gone")
+    #expect(links.total == 4 * limit)
+}
