@@ -46,8 +46,9 @@ final class HTTPEndpoints: Sendable {
     }
 
     /// The node beacon calibration of everything heard since start, as `whereabouts calibrate`
-    /// fits it: `{"absorption","beacon_level","links","readings","nodes":[{"name","rx_adj",
-    /// "links_in","links_out"}]}`, or `{"error","readings"}` while no fit can be made.
+    /// fits it: `{"absorption","beacon_level","links","readings","nodes":[{"name","calibrated",
+    /// "rx_adj","links_in","links_out"}]}` (`rx_adj` null for a node not calibrated: it heard
+    /// fewer than two links), or `{"error","readings"}` while no fit can be made.
     static func calibrationJSON(site: Site, links: NodeBeaconLinks) -> [UInt8] {
         var w = JSONWriter()
         w.objectStart()
@@ -55,17 +56,19 @@ final class HTTPEndpoints: Sendable {
         case .failure(let failure):
             w.field("error", failure.description)
         case .success(let fit):
-            let c = fit.calibration
-            w.field("absorption", c.absorption, decimals: 2)
-            w.field("beacon_level", c.txRef, decimals: 1)
+            w.field("absorption", fit.absorption, decimals: 2)
+            w.field("beacon_level", fit.beaconLevel, decimals: 1)
             w.field("links", fit.links.count)
             w.key("nodes"); w.arrayStart()
             for node in site.nodes {
+                let (inbound, outbound) = fit.links(of: node.name)
                 w.objectStart()
                 w.field("name", node.name)
-                w.field("rx_adj", c.rxAdj[node.name] ?? 0, decimals: 1)
-                w.field("links_in", fit.links.filter { $0.to == node.name }.count)
-                w.field("links_out", fit.links.filter { $0.from == node.name }.count)
+                w.field("calibrated", fit.rxAdj[node.name] != nil)
+                w.key("rx_adj")
+                if let adj = fit.rxAdj[node.name] { w.value(adj, decimals: 1) } else { w.null() }
+                w.field("links_in", inbound.count)
+                w.field("links_out", outbound.count)
                 w.objectEnd()
             }
             w.arrayEnd()

@@ -11,6 +11,14 @@ public enum DeviceIDSyntax {
         let ok: Bool
         switch kind {
         case "iBeacon", "altBeacon":
+            // Readings write major and minor in decimal without leading zeros: say so, as the
+            // generic message would not.
+            let numbers = rest.split(separator: "-", omittingEmptySubsequences: false).suffix(2).map(String.init)
+            if let padded = numbers.first(where: { $0.count > 1 && $0.hasPrefix("0") && $0.allSatisfy(\.isWholeNumber) }) {
+                let plain = padded.drop { $0 == "0" }
+                return "\(shown) writes the number '\(padded)' with a leading zero: readings carry it as "
+                    + "'\(plain.isEmpty ? "0" : String(plain))', so this id would never match"
+            }
             // <uuid>-<major>-<minor>: the UUID's own four dashes, then two numbers.
             let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
             ok = parts.count == 7 && zip(parts.prefix(5), [8, 4, 4, 4, 12]).allSatisfy { isHex($0, count: $1) }
@@ -37,6 +45,7 @@ public enum DeviceIDSyntax {
     }
 
     private static func isNumber(_ s: Substring, max: Int) -> Bool {
-        !s.isEmpty && s.utf8.count <= 5 && s.utf8.allSatisfy { (48...57).contains($0) } && Int(s).map { $0 <= max } == true
+        // Decimal as SPEC §1 writes it: no leading zero, so "0" but never "01".
+        !s.isEmpty && s.utf8.count <= 5 && (s == "0" || s.first != "0") && s.utf8.allSatisfy { (48...57).contains($0) } && Int(s).map { $0 <= max } == true
     }
 }

@@ -19,7 +19,11 @@ let calibrateCommand = Command(
         between nodes sharing no floor, are left out. Readings are taken as the nodes sent them (the
         site's current rx_adj plays no part).
 
-        Only differences between nodes' receivers show in the data, so the rx_adj printed average 0;
+        A node's rx_adj is fitted only when it heard \(NodeBeaconCalibration.minimumLinksIn) links or more (a single link
+        would fit exactly, with nothing to check it): a node hearing one is reported NOT CALIBRATED and
+        its rx_adj printed as the site file has it.
+
+        Only differences between nodes' receivers show in the data, so the rx_adj fitted average 0;
         the beacons' common level is reported beside them. Devices' own tx_ref keep their meaning.
 
         Writes a YAML snippet to standard output, the report as its comments: paste the positioning
@@ -52,38 +56,42 @@ func runCalibrate(_ arguments: [String]) -> Int32 {
 
 /// The fit as YAML to paste, its report in comments.
 func calibrationReport(_ fit: NodeBeaconCalibration, site: Site, beaconReadings: Int, badLines: Int) -> String {
-    let c = fit.calibration
     func signed(_ v: Double) -> String { (v >= 0 ? "+" : "") + String(format: "%.1f", v) }
     func rms(_ values: [Double]) -> String {
         values.isEmpty ? "-" : String(format: "%.1f", (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot())
     }
     var out = "# whereabouts calibrate: \(beaconReadings) node beacon readings, \(fit.links.count) links used"
     out += " (left out: \(fit.fewReadings) heard fewer than \(NodeBeaconCalibration.minimumReadings) times, "
-    out += "\(fit.acrossFloors) between floors); \(badLines) bad lines\n"
-    out += "# absorption \(String(format: "%.2f", c.absorption)) (site file: \(String(format: "%.2f", site.positioning.absorption)));"
-    out += " beacons heard at \(signed(c.txRef)) dB of the power they announce\n"
+    out += "\(fit.acrossFloors) between floors, \(fit.fewLinksIn) heard by a node hearing fewer than \(NodeBeaconCalibration.minimumLinksIn)); "
+    out += "\(badLines) bad lines\n"
+    out += "# absorption \(String(format: "%.2f", fit.absorption)) (site file: \(String(format: "%.2f", site.positioning.absorption)));"
+    out += " beacons heard at \(signed(fit.beaconLevel)) dB of the power they announce\n"
+    if !fit.uncalibrated.isEmpty {
+        out += "# NOT CALIBRATED: \(fit.uncalibrated.joined(separator: ", ")) heard fewer than \(NodeBeaconCalibration.minimumLinksIn) links"
+        out += " (one would fit exactly, unchecked): rx_adj kept as in the site file; make more nodes beacon near them\n"
+    }
     out += "# residuals: measured minus fitted median RSSI per link, dB (rms); 'in' heard by the node, 'out' its beacon heard\n"
     out += "# " + ["node", "rx_adj", "was", "links in", "rms in", "links out", "rms out"].map { $0.padding(10) }.joined() + "\n"
     for node in site.nodes {
-        let inbound = fit.links.filter { $0.to == node.name }.map(\.residual)
-        let outbound = fit.links.filter { $0.from == node.name }.map(\.residual)
-        let cells = [node.name, signed(c.rxAdj[node.name] ?? 0), signed(node.rxAdj), "\(inbound.count)", rms(inbound),
-                     "\(outbound.count)", rms(outbound)]
+        let (inbound, outbound) = fit.links(of: node.name)
+        let fitted = fit.rxAdj[node.name].map(signed) ?? "unfitted"
+        let cells = [node.name, fitted, signed(node.rxAdj), "\(inbound.count)", rms(inbound.map(\.residual)),
+                     "\(outbound.count)", rms(outbound.map(\.residual))]
         out += "# " + cells.map { $0.padding(10) }.joined() + "\n"
     }
     for link in fit.links where link.weight < 0.5 {
         out += "# link \(link.from) -> \(link.to) (\(String(format: "%.1f", link.distance)) m, \(String(format: "%.0f", link.walls)) dB of walls) "
         out += "is \(signed(link.residual)) dB off the model: weighed \(String(format: "%.2f", link.weight))\n"
     }
-    out += "positioning:\n  absorption: \(String(format: "%.2f", c.absorption))\n"
+    out += "positioning:\n  absorption: \(String(format: "%.2f", fit.absorption))\n"
     out += "nodes:\n"
     for node in site.nodes {
         let p = node.point
         var entry = "  - { name: \(yamlQuoted(node.name)), point: [\(p.x), \(p.y), \(p.z)]"
         if !node.floors.isEmpty { entry += ", floors: [" + node.floors.map(yamlQuoted).joined(separator: ", ") + "]" }
-        entry += ", rx_adj: \(String(format: "%.1f", c.rxAdj[node.name] ?? 0))"
+        entry += ", rx_adj: \(String(format: "%.1f", fit.rxAdj[node.name] ?? node.rxAdj))"
         if let beacon = node.beacon { entry += ", beacon: \(yamlQuoted(beacon))" }
-        out += entry + " }\n"
+        out += entry + " }" + (fit.rxAdj[node.name] == nil ? "   # not calibrated: rx_adj as it was" : "") + "\n"
     }
     return out
 }

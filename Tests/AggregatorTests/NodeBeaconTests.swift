@@ -54,16 +54,7 @@ import Positioning
     var links = NodeBeaconLinks(nodeCount: 4)
     #expect(String(decoding: HTTPEndpoints.calibrationJSON(site: site, links: links), as: UTF8.self)
             == #"{"error":"nodes a, b, c, d heard no other node's beacon 10 times (on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes","readings":0}"#)
-    let model = PathLoss(exponent: 2.7)
-    for from in 0..<4 {
-        for to in 0..<4 where to != from {
-            let a = site.nodes[from].point, b = site.nodes[to].point
-            let d = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)).squareRoot()
-            let rssi = model.rssi(distance: d, txRef: -59) + offsets[to]
-            // Two readings either side of the model, so the median is the model to the dB.
-            for k in 0..<20 { links.record(from: from, to: to, rssi: Int((rssi + (k % 2 == 0 ? 0.5 : -0.5)).rounded(.down)), tx: -59) }
-        }
-    }
+    modelLinks(site, offsets: offsets, into: &links)
     let json = try #require(try JSONSerialization.jsonObject(with: Data(HTTPEndpoints.calibrationJSON(site: site, links: links))) as? [String: Any])
     #expect(abs((json["absorption"] as? Double ?? 0) - 2.7) < 0.2, "\(json)")
     #expect(json["links"] as? Int == 12 && json["readings"] as? Int == 240)
@@ -71,5 +62,32 @@ import Positioning
     for (node, offset) in zip(nodes, offsets) {
         #expect(abs((node["rx_adj"] as? Double ?? .nan) + offset) < 0.6, "\(node)")
         #expect(node["links_in"] as? Int == 3 && node["links_out"] as? Int == 3)
+        #expect(node["calibrated"] as? Bool == true)
     }
+}
+
+private func modelLinks(_ site: Site, offsets: [Double], into links: inout NodeBeaconLinks, heard: (Int, Int) -> Bool = { _, _ in true }) {
+    let model = PathLoss(exponent: 2.7)
+    for from in 0..<4 {
+        for to in 0..<4 where to != from && heard(from, to) {
+            let a = site.nodes[from].point, b = site.nodes[to].point
+            let d = ((a.x - b.x) * (a.x - b.x) + (a.y - b.y) * (a.y - b.y) + (a.z - b.z) * (a.z - b.z)).squareRoot()
+            let rssi = model.rssi(distance: d, txRef: -59) + offsets[to]
+            // Two readings either side of the model, so the median is the model to the dB.
+            for k in 0..<20 { links.record(from: from, to: to, rssi: Int((rssi + (k % 2 == 0 ? 0.5 : -0.5)).rounded(.down)), tx: -59) }
+        }
+    }
+}
+
+/// A node hearing a single link is served as not calibrated, its rx_adj null, never a fitted 0 or an exact fit.
+@Test func aNodeHearingOneLinkIsServedAsNotCalibrated() throws {
+    var site = twoRoomSite()
+    for i in site.nodes.indices { site.nodes[i].beacon = "mac:c2:00:00:00:00:0\(i)" }
+    var links = NodeBeaconLinks(nodeCount: 4)
+    modelLinks(site, offsets: [3.0, -1.0, -2.0, 7.0], into: &links) { from, to in to != 3 || from == 0 }
+    let json = try #require(try JSONSerialization.jsonObject(with: Data(HTTPEndpoints.calibrationJSON(site: site, links: links))) as? [String: Any])
+    let nodes = try #require(json["nodes"] as? [[String: Any]])
+    #expect(nodes.map { $0["calibrated"] as? Bool } == [true, true, true, false], "\(json)")
+    #expect(nodes[3]["rx_adj"] is NSNull && nodes[3]["links_in"] as? Int == 0 && nodes[3]["links_out"] as? Int == 3, "\(nodes[3])")
+    #expect(json["links"] as? Int == 9)
 }

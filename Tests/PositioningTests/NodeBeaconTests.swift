@@ -101,16 +101,14 @@ private extension Result {
     var failureValue: Failure? { if case .failure(let f) = self { f } else { nil } }
 }
 
-/// Links made by the engine's own model (walls included) with known offsets, one of them
-/// 12 dB loud (a wall the site does not draw, or a node moved): the robust step keeps the fit.
-@Test func oneLinkTheWallsDoNotExplainBarelyMovesTheFit() throws {
-    var site = twoRoomSite()
-    let offsets = [2.0, -3.0, 1.0, 0.0, -1.0, 1.0]   // dB each receiver hears loud; they sum to 0
-    for i in site.nodes.indices { site.nodes[i].beacon = "mac:c2:00:00:00:00:0\(i)" }
+/// Links made by the engine's own model (walls included, exponent 3) with receivers loud by
+/// `offsets`, the link w1 → e2 12 dB loud (a wall the site does not draw, or a node moved),
+/// for the links `heard` allows.
+private func modelLinks(_ site: Site, offsets: [Double], heard: (Int, Int) -> Bool = { _, _ in true }) -> NodeBeaconLinks {
     let geometry = SiteGeometry(site), model = PathLoss(exponent: 3.0)
     var links = NodeBeaconLinks(nodeCount: site.nodes.count)
     for from in site.nodes.indices {
-        for to in site.nodes.indices where to != from {
+        for to in site.nodes.indices where to != from && heard(from, to) {
             let a = site.nodes[from].point, b = site.nodes[to].point
             let walls = geometry.wallLoss(floor: 0, from: a.xy, to: b.xy)
             let odd = from == 0 && to == 4 ? 12.0 : 0
@@ -119,11 +117,109 @@ private extension Result {
             for k in 0..<20 { links.record(from: from, to: to, rssi: Int(rssi.rounded(.down)) - k % 2, tx: -59) }
         }
     }
+    return links
+}
+
+private func beaconingTwoRooms() -> Site {
+    var site = twoRoomSite()
+    for i in site.nodes.indices { site.nodes[i].beacon = "mac:c2:00:00:00:00:0\(i)" }
+    return site
+}
+
+/// The robust step keeps the fit when one link is 12 dB off.
+@Test func oneLinkTheWallsDoNotExplainBarelyMovesTheFit() throws {
+    let site = beaconingTwoRooms()
+    let offsets = [2.0, -3.0, 1.0, 0.0, -1.0, 1.0]   // dB each receiver hears loud; they sum to 0
+    let links = modelLinks(site, offsets: offsets)
     let fit = try NodeBeaconCalibration.fit(site: site, links: links).get()
-    #expect(abs(fit.calibration.absorption - 3.0) < 0.15, "\(fit.calibration)")
+    #expect(abs(fit.absorption - 3.0) < 0.15, "\(fit.absorption)")
     for (node, offset) in zip(site.nodes, offsets) {
-        #expect(abs((fit.calibration.rxAdj[node.name] ?? .nan) + offset) < 0.6, "\(node.name): \(fit.calibration.rxAdj)")
+        #expect(abs((fit.rxAdj[node.name] ?? .nan) + offset) < 0.6, "\(node.name): \(fit.rxAdj)")
     }
     let odd = try #require(fit.links.first { $0.from == "w1" && $0.to == "e2" })
     #expect(odd.weight < 0.3 && odd.residual > 9)
+}
+
+
+/// When the robust loop runs out of steps, the weights reported are those of the last solve,
+/// not the ones the next solve would have used: with no reweighting at all, every link weighs 1.
+@Test func reportedWeightsAreTheFitsOwn() throws {
+    let site = beaconingTwoRooms()
+    let links = modelLinks(site, offsets: [2.0, -3.0, 1.0, 0.0, -1.0, 1.0])
+    let plain = try NodeBeaconCalibration.fit(site: site, links: links, robustSteps: 0).get()
+    #expect(plain.links.allSatisfy { $0.weight == 1 }, "\(plain.links.map(\.weight))")
+    let odd = try #require(plain.links.first { $0.from == "w1" && $0.to == "e2" })
+    #expect(odd.residual > 5)
+}
+
+/// A node hearing one link would fit it exactly (its own intercept): residual 0, rms 0, no
+/// check. It is not calibrated, the others are as before, and applying the fit leaves its
+/// rx_adj, and the site's tx_ref, as they were.
+@Test func aNodeHearingOneLinkIsNotCalibrated() throws {
+    var site = beaconingTwoRooms()
+    site.nodes[5].rxAdj = 4
+    site.positioning.txRefDefault = -62
+    // e3 hears only w1, 9 dB loud: fitted exactly it would get rx_adj -9 and residual 0.
+    let offsets = [2.0, -3.0, 1.0, 0.0, 0.0, 9.0]
+    let links = modelLinks(site, offsets: offsets) { from, to in to != 5 || from == 0 }
+    let fit = try NodeBeaconCalibration.fit(site: site, links: links).get()
+    #expect(fit.uncalibrated == ["e3"])
+    #expect(fit.rxAdj["e3"] == nil && fit.rxAdj.count == 5)
+    #expect(fit.fewLinksIn == 1)
+    #expect(fit.links(of: "e3").inbound.isEmpty && fit.links(of: "e3").outbound.count == 5)
+    #expect(fit.links(of: "w1").inbound.count == 5 && fit.links(of: "w1").outbound.count == 4)
+    #expect(fit.links.allSatisfy { $0.to != "e3" })
+    for (node, offset) in zip(site.nodes.prefix(5), offsets) {
+        #expect(abs((fit.rxAdj[node.name] ?? .nan) + offset) < 0.6, "\(node.name): \(fit.rxAdj)")
+    }
+    let applied = fit.applied(to: site)
+    #expect(applied.nodes[5].rxAdj == 4)
+    #expect(applied.positioning.txRefDefault == -62, "the beacons' level is not a tx_ref")
+    #expect(applied.positioning.absorption == fit.absorption)
+    #expect(zip(applied.nodes.prefix(5), site.nodes).allSatisfy { $0.rxAdj == fit.rxAdj[$1.name] })
+}
+
+/// The hat matrix's diagonal: 1 for a node's only row (its intercept follows it), and summing
+/// to the number of unknowns fitted.
+@Test func leverageIsTheHatDiagonal() {
+    var system = ReceiverOffsetSystem(nodes: 3)
+    let rows: [(Int, Double)] = [(0, -3), (0, -6), (0, -9), (1, -2), (1, -8), (2, -5)]
+    for (node, basis) in rows { system.add(node: node, basis: basis, y: 0) }
+    let h = rows.map { system.leverage(node: $0.0, basis: $0.1) }
+    #expect(abs(h[5] - 1) < 1e-9)
+    #expect(abs(h.reduce(0, +) - 4) < 1e-9, "\(h)")
+    #expect(h.allSatisfy { $0 > 0 && $0 <= 1 + 1e-9 })
+}
+
+/// A frame announcing an impossible power (0, or below -127) is not taken as the beacon's tx:
+/// it would shift every link of that node by tens of dB.
+@Test func anImplausibleAnnouncedPowerIsIgnored() {
+    var links = NodeBeaconLinks(nodeCount: 2)
+    links.record(from: 0, to: 1, rssi: -70, tx: 0)
+    #expect(links.announcedTx == [nil, nil])
+    links.record(from: 0, to: 1, rssi: -70, tx: -59)
+    links.record(from: 0, to: 1, rssi: -70, tx: -128)
+    links.record(from: 0, to: 1, rssi: -70, tx: 12)
+    #expect(links.announcedTx == [-59, nil])
+    #expect(links.total == 4)
+    let engine = Engine(site: NodeBeaconTests().beaconingSite())
+    var id = NodeBeaconTests.e2Beacon
+    _ = id.withUTF8 { engine.ingest(nodeIndex: 1, id: UnsafeRawBufferPointer($0), rssi: -80, tx: 0, t: 10) }
+    #expect(engine.beaconLinks.announcedTx[4] == nil)
+}
+
+/// A link's counters never pass `binLimit` (no overflow however long the aggregator runs) and
+/// old readings fade: a node moved 20 dB quieter is soon measured where it is now.
+@Test func aBusyLinkIsHalvedAndForgetsOldReadings() {
+    let limit = Int(NodeBeaconLinks.binLimit)
+    var links = NodeBeaconLinks(nodeCount: 2)
+    for _ in 0..<(limit - 1) { links.record(from: 0, to: 1, rssi: -60, tx: nil) }
+    #expect(links.heard.map(\.count) == [limit - 1])
+    links.record(from: 0, to: 1, rssi: -60, tx: nil)
+    #expect(links.heard.map(\.count) == [limit / 2])
+    for _ in 0..<(3 * limit) { links.record(from: 0, to: 1, rssi: -80, tx: nil) }
+    let link = links.heard[0]
+    #expect(link.median == -80)
+    #expect(link.count < limit + limit / 8, "\(link.count): the old -60 dBm readings are mostly gone")
+    #expect(links.total == 4 * limit)
 }

@@ -46,7 +46,7 @@ import YAML
         let (site, scenario, links, engine) = try simulated(seed: seed)
         #expect(engine.deviceCount >= 1)
         let fit = try NodeBeaconCalibration.fit(site: site, links: links).get()
-        let c = fit.calibration
+        let c = fit
 
         let offsets = site.nodes.map { node in scenario.nodes.first { $0.name == node.name }?.rxOffset ?? .nan }
         let mean = offsets.reduce(0, +) / Double(offsets.count)

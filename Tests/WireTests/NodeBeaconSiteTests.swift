@@ -60,7 +60,16 @@ func specIdsAreValid(_ id: String) {
 }
 
 @Test(arguments: ["iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-65536", "iBeacon:f7826da64fa24e988024bc5b71e0893e-1-42",
-                  "eddystone:0123-4567", "irk:0123", "mac:C2:3A:6B:01:02:03", "phone:jane", ""])
+                  "eddystone:0123-4567", "irk:0123", "mac:C2:3A:6B:01:02:03", "phone:jane", "",
+                  "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-01-42", "altBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-0-00"])
 func otherSpellingsAreNot(_ id: String) {
     #expect(DeviceIDSyntax.problem(id) != nil)
+}
+
+/// Readings write a major or minor in decimal without leading zeros (BLE's DeviceIdentity,
+/// the dialects): "-01-42" would never match, and the site file says why.
+@Test func aLeadingZeroIsRefusedWithItsReason() {
+    let problem = DeviceIDSyntax.problem("iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-042") ?? ""
+    #expect(problem.contains("'042' with a leading zero") && problem.contains("as '42'"), "\(problem)")
+    #expect(DeviceIDSyntax.problem("altBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-00-0")?.contains("as '0'") == true)
 }

@@ -11,8 +11,14 @@ import Wire
 /// and one intercept per receiving node. Only differences between receivers are in the data:
 /// adding a constant to every `rx_adj` and to `c` explains the links as well. The gauge is
 /// mean `rx_adj` 0 over the nodes fitted (as `Calibration.fit(walks:)`), so the devices' own
-/// `tx_ref` keeps its meaning on average; `c` is reported as `txRef`, the beacons' level
-/// relative to what they announce.
+/// `tx_ref` keeps its meaning on average; `c` is reported as `beaconLevel`, the beacons' level
+/// relative to what they announce (about 0 dB), which is no `tx_ref`: this is not a
+/// `Calibration` (whose `txRef` is absolute dBm at 1 m), and `applied(to:)` leaves the site's
+/// `tx_ref` alone.
+///
+/// A receiver's intercept is its own, so a node hearing one link fits it exactly (residual 0,
+/// nothing to check it against): a node's `rx_adj` is fitted only from `minimumLinksIn` links
+/// or more. Fewer, and the node is left out of the fit and listed in `uncalibrated`.
 public struct NodeBeaconCalibration: Sendable {
     public struct Link: Sendable, Equatable {
         public var from: String, to: String
@@ -26,16 +32,43 @@ public struct NodeBeaconCalibration: Sendable {
         public var weight: Double
     }
 
-    public var calibration: Calibration
+    /// The fitted path-loss exponent (the site's `absorption`).
+    public var absorption: Double
+    /// dB the beacons are heard above (positive) the power they announce, on average: not a `tx_ref`.
+    public var beaconLevel: Double
+    /// Node name → fitted `rx_adj`, for the nodes calibrated (mean 0 over them).
+    public var rxAdj: [String: Double]
+    /// Nodes whose `rx_adj` was not fitted: they heard fewer than `minimumLinksIn` links (site order).
+    public var uncalibrated: [String]
     public var links: [Link]
     /// Links left out: too few readings to trust their median, or between nodes sharing no
-    /// floor (the engine models no floor loss).
+    /// floor (the engine models no floor loss), or heard by a node hearing fewer than
+    /// `minimumLinksIn` (`links(of:)` of an uncalibrated node are empty inbound).
     public var fewReadings: Int
     public var acrossFloors: Int
+    public var fewLinksIn: Int
 
     /// A link heard fewer times is left out: near the sensitivity only the luckiest packets
     /// are heard at all, so its median is too loud.
     public static let minimumReadings = 10
+    /// A node's `rx_adj` is fitted from this many inbound links or more: one would fit exactly.
+    public static let minimumLinksIn = 2
+
+    /// The links `node` heard (`inbound`) and those its beacon was heard on (`outbound`).
+    public func links(of node: String) -> (inbound: [Link], outbound: [Link]) {
+        (links.filter { $0.to == node }, links.filter { $0.from == node })
+    }
+
+    /// The site with the fitted absorption and the calibrated nodes' `rx_adj`; the others' and
+    /// the devices' `tx_ref` stay as they were.
+    public func applied(to site: Site) -> Site {
+        var site = site
+        site.positioning.absorption = absorption
+        for i in site.nodes.indices {
+            if let adj = rxAdj[site.nodes[i].name] { site.nodes[i].rxAdj = adj }
+        }
+        return site
+    }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {
         case noBeacons
@@ -55,7 +88,8 @@ public struct NodeBeaconCalibration: Sendable {
                 "nodes \(names.joined(separator: ", ")) heard no other node's beacon \(NodeBeaconCalibration.minimumReadings) times "
                     + "(on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes"
             case .tooFewLinks(let have, let need):
-                "too few links: \(have) node-to-node links heard, \(need) needed for the absorption and one rx_adj per node"
+                "too few links: \(have) node-to-node links heard, \(need) needed for the absorption and one rx_adj per node "
+                    + "(a node's rx_adj is fitted from \(NodeBeaconCalibration.minimumLinksIn) links it heard or more)"
             case .distancesAlike:
                 "the links' distances are too alike to tell the absorption from the offsets"
             case .absorptionOutOfRange(let n):
@@ -70,6 +104,10 @@ public struct NodeBeaconCalibration: Sendable {
 
     /// Fits the site from `links` (an engine's `beaconLinks`, node indices in `site.nodes` order).
     public static func fit(site: Site, links: NodeBeaconLinks) -> Result<NodeBeaconCalibration, Failure> {
+        fit(site: site, links: links, robustSteps: robustSteps)
+    }
+
+    static func fit(site: Site, links: NodeBeaconLinks, robustSteps: Int) -> Result<NodeBeaconCalibration, Failure> {
         guard site.nodes.contains(where: { $0.beacon != nil }) else { return .failure(.noBeacons) }
         let geometry = SiteGeometry(site)
         var rows: [(from: Int, to: Int, readings: Int, median: Double, basis: Double, distance: Double, walls: Double, y: Double)] = []
@@ -84,24 +122,40 @@ public struct NodeBeaconCalibration: Sendable {
             rows.append((link.from, link.to, link.count, link.median, -10 * Elementary.log10(d), d, walls,
                          link.median - announced + walls))
         }
-        let receivers = Set(rows.map(\.to))
-        let deaf = site.nodes.indices.filter { !receivers.contains($0) }
+        var linksIn = [Int](repeating: 0, count: site.nodes.count)
+        for row in rows { linksIn[row.to] += 1 }
+        let deaf = site.nodes.indices.filter { linksIn[$0] == 0 }
         guard deaf.isEmpty else { return .failure(.notHearing(deaf.map { site.nodes[$0].name })) }
-        let need = site.nodes.count + 2
-        guard rows.count >= need else { return .failure(.tooFewLinks(have: rows.count, need: need)) }
+        guard rows.count >= site.nodes.count + 2 else { return .failure(.tooFewLinks(have: rows.count, need: site.nodes.count + 2)) }
+        // A node hearing a single link would fit it exactly: no check, and a 0 residual that
+        // would also shrink the robust scale. Its link is left out and its rx_adj not fitted.
+        let fitted = site.nodes.indices.filter { linksIn[$0] >= minimumLinksIn }
+        let heardByFew = rows.count
+        rows.removeAll { linksIn[$0.to] < minimumLinksIn }
+        let fewIn = heardByFew - rows.count
+        guard rows.count >= fitted.count + 2 else { return .failure(.tooFewLinks(have: rows.count, need: fitted.count + 2)) }
 
         // Least squares, then iteratively reweighted (Huber): a link the site's walls do not
         // explain (a missing wall, a node behind a fridge) pulls the fit less.
         var weights = [Double](repeating: 1, count: rows.count)
         var solution: (exponent: Double, intercepts: [Double])?
         var residuals = [Double](repeating: 0, count: rows.count)
-        for _ in 0...robustSteps {
+        for step in 0...robustSteps {
             var system = ReceiverOffsetSystem(nodes: site.nodes.count)
             for (row, w) in zip(rows, weights) { system.add(node: row.to, basis: row.basis, y: row.y, weight: w) }
             guard let s = system.solve() else { return .failure(.distancesAlike) }
             solution = s
             residuals = rows.map { $0.y - s.intercepts[$0.to] - s.exponent * $0.basis }
-            let scale = 1.4826 * median(residuals.map(abs))
+            // Weights are for the next solve: when none follows, the reported ones stay those
+            // of the fit reported.
+            guard step < robustSteps else { break }
+            // The scale from residuals corrected for leverage: a row the fit leans on (a node
+            // hearing few links) shows a residual smaller than its error by √(1−h).
+            let standardized = rows.indices.map { i in
+                let h = system.leverage(node: rows[i].to, basis: rows[i].basis, weight: weights[i])
+                return abs(residuals[i]) / max(1 - h, 1e-6).squareRoot()
+            }
+            let scale = 1.4826 * median(standardized)
             guard scale > 1e-9 else { break }
             let next = residuals.map { min(1, huber * scale / max(abs($0), 1e-12)) }
             if zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-6 }) { break }
@@ -109,13 +163,14 @@ public struct NodeBeaconCalibration: Sendable {
         }
         guard let solution else { return .failure(.distancesAlike) }
         guard (1...6).contains(solution.exponent) else { return .failure(.absorptionOutOfRange(solution.exponent)) }
-        let calibration = Calibration(absorption: solution.exponent, intercepts: solution.intercepts,
-                                      heard: Array(site.nodes.indices), nodes: site.nodes)
-        let fitted = rows.indices.map { i in
+        let gauge = Calibration(absorption: solution.exponent, intercepts: solution.intercepts, heard: fitted, nodes: site.nodes)
+        let used = rows.indices.map { i in
             Link(from: site.nodes[rows[i].from].name, to: site.nodes[rows[i].to].name, readings: rows[i].readings,
                  medianRSSI: rows[i].median, distance: rows[i].distance, walls: rows[i].walls, residual: residuals[i], weight: weights[i])
         }
-        return .success(NodeBeaconCalibration(calibration: calibration, links: fitted, fewReadings: few, acrossFloors: across))
+        let uncalibrated = site.nodes.indices.filter { linksIn[$0] < minimumLinksIn }.map { site.nodes[$0].name }
+        return .success(NodeBeaconCalibration(absorption: gauge.absorption, beaconLevel: gauge.txRef, rxAdj: gauge.rxAdj,
+                                              uncalibrated: uncalibrated, links: used, fewReadings: few, acrossFloors: across, fewLinksIn: fewIn))
     }
 
     private static func median(_ values: [Double]) -> Double {

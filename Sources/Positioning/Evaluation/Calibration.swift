@@ -103,6 +103,17 @@ struct ReceiverOffsetSystem {
     /// The summed weight of `node`'s rows (their count when unweighted).
     func weight(ofNode node: Int) -> Double { normal[(node + 1) * size + node + 1] }
 
+    /// The leverage of a row (its hat-matrix diagonal, 0...1): how much its own `y` moves its
+    /// fitted value; 1 for a node's only row (and when the system is singular).
+    func leverage(node: Int, basis: Double, weight: Double = 1) -> Double {
+        var a = normal
+        for i in 1..<size where a[i * size + i] == 0 { a[i * size + i] = 1 }
+        var x = [Double](repeating: 0, count: size)
+        x[0] = basis; x[node + 1] = 1
+        guard let z = solveLinear(a, x, size: size) else { return 1 }
+        return weight * (basis * z[0] + z[node + 1])
+    }
+
     /// `nil` when singular (every distance alike); a node without rows gets intercept 0.
     func solve() -> (exponent: Double, intercepts: [Double])? {
         var a = normal
