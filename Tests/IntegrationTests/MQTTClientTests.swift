@@ -145,12 +145,16 @@ struct MQTTClientTests {
 
     @Test func startsBeforeTheBrokerAndConnectsWhenItComes() async throws {
         let port = try freePort()
+        let events = Shared<[MQTTEvent]>([])
         let client = try MQTTClient(
             MQTTOptions(broker: BrokerURL(host: "127.0.0.1", port: port), clientID: "early", reconnectDelay: 1...2),
-            queue: DispatchQueue(label: "early")) { _ in }
+            queue: DispatchQueue(label: "early")) { event in events.update { $0.append(event) } }
         try client.start()
         try await Task.sleep(for: .milliseconds(300))
         #expect(client.connection == .connecting)
+        // MOSQ_ERR_ERRNO (14) with errno's text (strerror_r), as the failed connection left it.
+        #expect(await poll(timeout: 5) { !events.current.isEmpty })
+        #expect(events.current.first == .disconnected(code: 14, reason: "Connection refused"))
         #expect(throws: MQTTError.self) { try client.publish("x", [1], qos: .atMostOnce) }
     }
 }
