@@ -104,6 +104,17 @@ struct MQTTClientTests {
         client.disconnect()
     }
 
+    /// A start() that fails (libmosquitto rejects a keepalive under 5 s as invalid) leaves the
+    /// client stopped: the next start() tries again and fails again, instead of doing nothing.
+    @Test func aFailedStartCanBeRetried() throws {
+        let client = try MQTTClient(
+            MQTTOptions(broker: BrokerURL(host: "127.0.0.1", port: try freePort()), clientID: "hasty", keepalive: 1),
+            queue: DispatchQueue(label: "hasty")) { _ in }
+        #expect(throws: MQTTError.self) { try client.start() }
+        #expect(client.connection == .idle)
+        #expect(throws: MQTTError.self) { try client.start() }
+    }
+
     /// The DISCONNECT closes the socket and the network thread's loop then fails (NO_CONN):
     /// that is the end asked for, reported as code 0 only, never as a lost connection.
     @Test func cleanDisconnectReportsNoFailure() async throws {
