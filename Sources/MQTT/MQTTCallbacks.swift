@@ -1,10 +1,25 @@
 internal import CMosquitto
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // libmosquitto calls these on the client's network thread with its callback mutex held
 // (`onLog` also on any thread calling into libmosquitto). Each recovers the client from the
 // opaque pointer, copies what it needs and hands it to the client's queue at once: anything
 // slower would stall the network loop and keepalives.
 
+/// Runs `body` on the client behind `obj` without taking a reference to it. A reference held
+/// here could be the last one (the owner dropping the client meanwhile on another thread), and
+/// the client's deinit would then run on the network thread, inside libmosquitto's loop, which
+/// it cannot stop (`deinit` refuses it with a precondition).
+@inline(__always)
+private func withClient(_ obj: UnsafeMutableRawPointer?, _ body: (MQTTClient) -> Void) {
+    guard let obj else { return }
+    Unmanaged<MQTTClient>.fromOpaque(obj)._withUnsafeGuaranteedRef(body)
+}
+
+/// The client behind `obj` as a strong reference, so not safe against the owner dropping the
+/// client during the callback (see `withClient`); only `onMessage` still uses it.
 @inline(__always)
 private func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
     guard let obj else { return nil }
@@ -12,20 +27,23 @@ private func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
 }
 
 func onConnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32) {
-    client(obj)?.didConnect(rc)
+    withClient(obj) { $0.didConnect(rc) }
 }
 
 func onDisconnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32) {
-    client(obj)?.didDisconnect(rc)
+    // First: for MOSQ_ERR_ERRNO this is the failed read's or write's errno, as early as it can
+    // be seen (libmosquitto has only closed the socket since).
+    let error = errno
+    withClient(obj) { $0.didDisconnect(rc, errno: error) }
 }
 
 func onLog(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ level: Int32, _ line: UnsafePointer<CChar>?) {
     guard let line else { return }
-    client(obj)?.logged(level: level, String(cString: line))
+    withClient(obj) { $0.logged(level: level, String(cString: line)) }
 }
 
 func onPublish(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: Int32) {
-    client(obj)?.deliver(.published(mid: mid))
+    withClient(obj) { $0.deliver(.published(mid: mid)) }
 }
 
 func onMessage(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?,

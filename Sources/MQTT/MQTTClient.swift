@@ -23,11 +23,11 @@ private let libraryReady: Int32 = mosquitto_lib_init()
 /// `@unchecked Sendable`: the handle is only used through libmosquitto calls that lock
 /// internally once the loop thread runs, and the Swift state is behind a `Mutex`.
 public final class MQTTClient: @unchecked Sendable {
-    private let handle: OpaquePointer
-    private let options: MQTTOptions
+    let handle: OpaquePointer
+    let options: MQTTOptions
     private let queue: DispatchQueue
     private let onEvent: @Sendable (MQTTEvent) -> Void
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let pending = Counter()
     /// Runs on libmosquitto's network thread for each received message before it is queued;
     /// its result travels as `MQTTMessage.prepared`. Set before `start()`.
@@ -35,10 +35,11 @@ public final class MQTTClient: @unchecked Sendable {
     private let pendingBytes = Counter()
     private let shed = Counter()
 
-    private struct State {
+    struct State {
         var connection: ConnectionState = .idle
         var subscriptions: [(filter: String, qos: QoS)] = []
         var looping = false
+        /// The network thread, from its creation until it has been joined.
         var thread: pthread_t?
         /// Set by `disconnect()` and `deinit`: the network thread ends (after sending a
         /// DISCONNECT when `graceful`).
@@ -50,7 +51,13 @@ public final class MQTTClient: @unchecked Sendable {
         var lastFailure: String?
         /// Errors libmosquitto logged during the attempt (OpenSSL's reason for a handshake).
         var attemptErrors: [String] = []
+        /// errno as the disconnect callback found it when a connection ended with
+        /// `MOSQ_ERR_ERRNO`: by the time `mosquitto_loop` returns, closing the socket and the
+        /// callback itself may have changed it.
+        var lostErrno: Int32?
     }
+    /// Signalled by `stopNetwork`: wakes the network thread from its wait between attempts.
+    let wake = DispatchSemaphore(value: 0)
 
     /// Sets up a client; nothing is sent until `start()`.
     /// - Parameter onEvent: called on `queue` for every event, in order.
@@ -71,6 +78,11 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
+        // Released on its own network thread (the last reference dropped inside a callback
+        // that held one): the thread cannot be joined from itself, and the handle cannot be
+        // destroyed under the loop on this stack. Stop here rather than free memory in use.
+        let onNetworkThread = state.withLock { s in s.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        precondition(!onNetworkThread, "MQTTClient released on its own network thread, inside a libmosquitto callback")
         // Stop the network thread before the handle (and this object) go away under it; no
         // DISCONNECT, so the broker fires the will as it would for a crash.
         stopNetwork(graceful: false)
@@ -112,110 +124,36 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Connects in the background; a broker that is not there yet, or that fails the TLS
     /// handshake, is retried with backoff and reported as `.disconnected` with the reason.
+    /// After `disconnect()` it starts afresh.
     public func start() throws(MQTTError) {
-        let alreadyLooping = state.withLock { s in
-            defer { s.looping = true; s.connection = .connecting }
-            return s.looping
+        let starting = try state.withLock { s throws(MQTTError) -> Bool in
+            guard !s.looping else { return false }
+            // A disconnect() on another thread has not yet joined the previous thread.
+            guard s.thread == nil else { throw .invalid("start", "disconnect() still in progress") }
+            s.looping = true
+            s.connection = .connecting
+            s.stop = nil
+            s.failures = 0
+            s.lastFailure = nil
+            s.lostErrno = nil
+            return true
         }
-        guard !alreadyLooping else { return }
-        try check(mosquitto_threaded_set(handle, true), "threaded mode")
-        captureErrors(true)
-        let rc = mosquitto_connect_async(handle, options.broker.host, Int32(options.broker.port), options.keepalive)
-        let errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
-        // Only bad arguments are final; anything else the network thread retries.
-        if rc == Int32(MOSQ_ERR_INVAL.rawValue) { try check(rc, "connect to \(options.broker)") }
-        let context = NetworkStart(client: self, rc: rc, errorText: errorText)
-        var id = pthread_t()
-        let created = pthread_create(&id, nil, { raw in
-            guard let raw else { return nil }
-            let start = Unmanaged<NetworkStart>.fromOpaque(raw).takeRetainedValue()
-            start.client._withUnsafeGuaranteedRef { $0.runNetwork(first: start.rc, errorText: start.errorText) }
-            return nil
-        }, Unmanaged.passRetained(context).toOpaque())
-        guard created == 0 else {
-            Unmanaged.passUnretained(context).release()
-            state.withLock { s in s.looping = false; s.connection = .idle }
-            throw .invalid("start network thread", "pthread_create failed (\(created))")
-        }
-        state.withLock { $0.thread = id }
-    }
-
-    /// The network thread: libmosquitto's loop while connected or connecting; after a failure,
-    /// a report (when the reason is new), a wait and another attempt, until told to stop.
-    /// `first` is what starting the first attempt returned.
-    private func runNetwork(first: Int32, errorText: String?) {
-        let success = Int32(MOSQ_ERR_SUCCESS.rawValue)
-        var rc = first, errorText = errorText
-        while true {
-            if let stop = state.withLock({ $0.stop }) {
-                // A graceful stop runs the loop until the DISCONNECT is out (the socket closes).
-                guard stop.graceful, rc == success, monotonicSeconds() < stop.deadline else { return }
-            }
-            if rc == success {
-                rc = mosquitto_loop(handle, 1000, 1)
-                errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
-                continue
-            }
-            let delay = attemptFailed(rc, errorText: errorText)
-            guard sleepUnlessStopped(delay) else { return }
+        guard starting else { return }
+        do {
+            try check(mosquitto_threaded_set(handle, true), "threaded mode")
             captureErrors(true)
-            rc = mosquitto_reconnect_async(handle)
-            errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? String(cString: strerror(errno)) : nil
+            let rc = mosquitto_connect_async(handle, options.broker.host, Int32(options.broker.port), options.keepalive)
+            let error = errno
+            let errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? errnoText(error) : nil
+            // Only bad arguments are final; anything else the network thread retries.
+            if rc == Int32(MOSQ_ERR_INVAL.rawValue) { try check(rc, "connect to \(options.broker)") }
+            try startNetwork(first: rc, errorText: errorText)
+        } catch {
+            // Not started: a later start() must not find this one half done.
+            captureErrors(false)
+            state.withLock { s in s.looping = false; s.connection = .idle }
+            throw error
         }
-    }
-
-    /// Counts a failed attempt or a lost connection, reports it when its reason is new, and
-    /// returns the seconds to wait before the next attempt.
-    private func attemptFailed(_ rc: Int32, errorText: String?) -> Double {
-        let (reason, isNew, failures) = state.withLock { s in
-            var reason = errorText ?? describe(rc)
-            if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
-            s.attemptErrors.removeAll()
-            s.failures += 1
-            defer { s.lastFailure = reason }
-            return (reason, s.lastFailure != reason, s.failures)
-        }
-        if isNew { deliver(.disconnected(code: rc, reason: reason)) }
-        let first = Double(options.reconnectDelay.lowerBound), last = Double(options.reconnectDelay.upperBound)
-        return min(last, first * Double(1 << min(failures - 1, 20)))
-    }
-
-    /// Sleeps `seconds` in short steps, so a stop is not kept waiting; `false` when stopped.
-    private func sleepUnlessStopped(_ seconds: Double) -> Bool {
-        let deadline = monotonicSeconds() + seconds
-        while monotonicSeconds() < deadline {
-            if state.withLock({ $0.stop }) != nil { return false }
-            usleep(20_000)
-        }
-        return state.withLock { $0.stop } == nil
-    }
-
-    /// libmosquitto says why a TLS handshake failed only through its log callback (OpenSSL's
-    /// error queue is drained into it). The callback is set only between connections: it
-    /// formats every log line, one per message sent or received, which a connected client
-    /// should not pay for.
-    private func captureErrors(_ on: Bool) {
-        if on {
-            state.withLock { $0.attemptErrors.removeAll() }
-            mosquitto_log_callback_set(handle, onLog)
-        } else {
-            mosquitto_log_callback_set(handle, nil)
-        }
-    }
-
-    func logged(level: Int32, _ line: String) {
-        guard level & Int32(MOSQ_LOG_ERR) != 0 else { return }
-        state.withLock { s in if s.attemptErrors.count < 4 { s.attemptErrors.append(line) } }
-    }
-
-    /// Ends the network thread and waits for it.
-    private func stopNetwork(graceful: Bool) {
-        let thread = state.withLock { s in
-            s.stop = (graceful, monotonicSeconds() + 2)
-            defer { s.thread = nil }
-            return s.thread
-        }
-        if let thread { pthread_join(thread, nil) }
     }
 
     /// Publishes and returns the message id that a later `.published(mid:)` event names.
@@ -252,8 +190,11 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// Sends DISCONNECT (the broker does not fire the will) and stops the network thread.
     public func disconnect() {
+        // `stop` is set before the DISCONNECT goes out, so the network thread takes the socket
+        // closing after it (NO_CONN) for the end it was asked for, not for a lost connection.
         let wasLooping = state.withLock { s in
             defer { s.looping = false; s.connection = .idle }
+            if s.looping { s.stop = (graceful: true, deadline: monotonicSeconds() + 2) }
             return s.looping
         }
         guard wasLooping else { return }
@@ -317,29 +258,15 @@ public final class MQTTClient: @unchecked Sendable {
         deliver(.connected)
     }
 
-    func didDisconnect(_ rc: Int32) {
-        state.withLock { s in if s.connection == .connected { s.connection = s.looping ? .connecting : .idle } }
+    func didDisconnect(_ rc: Int32, errno error: Int32) {
+        state.withLock { s in
+            if s.connection == .connected { s.connection = s.looping ? .connecting : .idle }
+            if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { s.lostErrno = error }
+        }
         // A failure, of a connection or of an attempt (a handshake, a refused TCP connection),
         // is reported by the network thread with its reason; only our own DISCONNECT is here.
         if rc == 0 { deliver(.disconnected(code: 0, reason: "disconnected")) }
     }
-}
-
-/// What the network thread starts with. The client is not retained, not even while the thread
-/// runs in it: dropping the client's last reference must end the thread (`deinit` does so
-/// before the client goes, so the reference never dangles).
-private final class NetworkStart {
-    let client: Unmanaged<MQTTClient>
-    let rc: Int32, errorText: String?
-    init(client: MQTTClient, rc: Int32, errorText: String?) {
-        (self.client, self.rc, self.errorText) = (Unmanaged.passUnretained(client), rc, errorText)
-    }
-}
-
-private func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
 /// A shared atomic count (a class, so the queued closure and the client see one value).

@@ -79,6 +79,63 @@ struct MQTTClientTests {
         #expect(collector.messages(on: "node/status").isEmpty)
     }
 
+    @Test func startsAgainAfterDisconnect() async throws {
+        let broker = try Broker()
+        let heard = Shared<[String]>([])
+        let client = try MQTTClient(MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "again"),
+                                    queue: DispatchQueue(label: "again")) { event in
+            if case .message(let m) = event { heard.update { $0.append(m.topic) } }
+        }
+        try client.subscribe("again/#", qos: .atLeastOnce)
+        try client.start()
+        #expect(await poll(timeout: 10) { client.connection == .connected })
+        client.disconnect()
+        #expect(client.connection == .idle)
+        // Past the disconnect's 2 s for the DISCONNECT to go out, which a stop left set
+        // would let a new start() run in.
+        try await Task.sleep(for: .milliseconds(2500))
+        try client.start()
+        #expect(await poll(timeout: 10) { client.connection == .connected })
+        // Its own subscription, restored on the new connection, hears it.
+        #expect(await poll(timeout: 10) {
+            _ = try? client.publish("again/x", [1], qos: .atLeastOnce)
+            return heard.current.contains("again/x")
+        })
+        client.disconnect()
+    }
+
+    /// A start() that fails (libmosquitto rejects a keepalive under 5 s as invalid) leaves the
+    /// client stopped: the next start() tries again and fails again, instead of doing nothing.
+    @Test func aFailedStartCanBeRetried() throws {
+        let client = try MQTTClient(
+            MQTTOptions(broker: BrokerURL(host: "127.0.0.1", port: try freePort()), clientID: "hasty", keepalive: 1),
+            queue: DispatchQueue(label: "hasty")) { _ in }
+        #expect(throws: MQTTError.self) { try client.start() }
+        #expect(client.connection == .idle)
+        #expect(throws: MQTTError.self) { try client.start() }
+    }
+
+    /// The DISCONNECT closes the socket and the network thread's loop then fails (NO_CONN):
+    /// that is the end asked for, reported as code 0 only, never as a lost connection.
+    @Test func cleanDisconnectReportsNoFailure() async throws {
+        let broker = try Broker()
+        let events = Shared<[MQTTEvent]>([])
+        let queue = DispatchQueue(label: "tidy")
+        let client = try MQTTClient(MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "tidy"),
+                                    queue: queue) { event in events.update { $0.append(event) } }
+        let rounds = 60
+        for _ in 0..<rounds {
+            try client.start()
+            #expect(await poll(timeout: 10) { client.connection == .connected })
+            client.disconnect()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        queue.sync {}
+        let failures = events.current.filter { if case .disconnected(let code, _) = $0 { code != 0 } else { false } }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(events.current.filter { $0 == .connected }.count == rounds)
+    }
+
     @Test func resubscribesAfterBrokerRestart() async throws {
         let broker = try Broker()
         let collector = try Collector(broker: broker, filters: ["r/#"])
@@ -99,12 +156,16 @@ struct MQTTClientTests {
 
     @Test func startsBeforeTheBrokerAndConnectsWhenItComes() async throws {
         let port = try freePort()
+        let events = Shared<[MQTTEvent]>([])
         let client = try MQTTClient(
             MQTTOptions(broker: BrokerURL(host: "127.0.0.1", port: port), clientID: "early", reconnectDelay: 1...2),
-            queue: DispatchQueue(label: "early")) { _ in }
+            queue: DispatchQueue(label: "early")) { event in events.update { $0.append(event) } }
         try client.start()
         try await Task.sleep(for: .milliseconds(300))
         #expect(client.connection == .connecting)
+        // MOSQ_ERR_ERRNO (14) with errno's text (strerror_r), as the failed connection left it.
+        #expect(await poll(timeout: 5) { !events.current.isEmpty })
+        #expect(events.current.first == .disconnected(code: 14, reason: "Connection refused"))
         #expect(throws: MQTTError.self) { try client.publish("x", [1], qos: .atMostOnce) }
     }
 }

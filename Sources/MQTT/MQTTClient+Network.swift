@@ -1,0 +1,163 @@
+internal import CMosquitto
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The client's network thread: libmosquitto's loop, the backoff between attempts, and the
+// stop that ends it.
+extension MQTTClient {
+    /// Creates the network thread. It is created and its id stored under the state lock, and
+    /// only while no stop is asked for: a `disconnect()` either comes first (no thread starts)
+    /// or finds the id to join. The thread's first look at `stop` waits for that lock.
+    func startNetwork(first rc: Int32, errorText: String?) throws(MQTTError) {
+        let context = NetworkStart(client: self, rc: rc, errorText: errorText)
+        let created: Int32? = state.withLock { s in
+            guard s.looping, s.stop == nil else { return nil }
+            var id = pthread_t()
+            let created = pthread_create(&id, nil, { raw in
+                guard let raw else { return nil }
+                let start = Unmanaged<NetworkStart>.fromOpaque(raw).takeRetainedValue()
+                start.client._withUnsafeGuaranteedRef { $0.runNetwork(first: start.rc, errorText: start.errorText) }
+                return nil
+            }, Unmanaged.passRetained(context).toOpaque())
+            if created == 0 { s.thread = id }
+            return created
+        }
+        guard let created, created != 0 else { return }
+        Unmanaged.passUnretained(context).release()
+        throw .invalid("start network thread", "pthread_create failed (\(created))")
+    }
+
+    /// The network thread: libmosquitto's loop while connected or connecting; after a failure,
+    /// a report (when the reason is new), a wait and another attempt, until told to stop.
+    /// `first` is what starting the first attempt returned.
+    private func runNetwork(first: Int32, errorText: String?) {
+        let success = Int32(MOSQ_ERR_SUCCESS.rawValue), errnoCode = Int32(MOSQ_ERR_ERRNO.rawValue)
+        var rc = first, errorText = errorText
+        while true {
+            if let stop = state.withLock({ $0.stop }) {
+                // A graceful stop runs the loop until the DISCONNECT is out and the socket
+                // closes (NO_CONN). However the loop ends once a stop is asked for, it is the
+                // end asked for: nothing is reported.
+                guard stop.graceful, rc == success, monotonicSeconds() < stop.deadline else { return }
+            }
+            if rc == success {
+                rc = mosquitto_loop(handle, 1000, 1)
+                let error = errno
+                errorText = rc == errnoCode ? errnoText(takeLostErrno() ?? error) : nil
+                continue
+            }
+            let delay = attemptFailed(rc, errorText: errorText)
+            guard sleepUnlessStopped(delay) else { return }
+            captureErrors(true)
+            // Blocks on the host name lookup: a stop asked for meanwhile waits for it.
+            rc = mosquitto_reconnect_async(handle)
+            let error = errno
+            errorText = rc == errnoCode ? errnoText(error) : nil
+        }
+    }
+
+    /// errno as the disconnect callback saw it, when the connection ended with one.
+    private func takeLostErrno() -> Int32? {
+        state.withLock { s in
+            defer { s.lostErrno = nil }
+            return s.lostErrno
+        }
+    }
+
+    /// Counts a failed attempt or a lost connection, reports it when its reason is new, and
+    /// returns the seconds to wait before the next attempt.
+    private func attemptFailed(_ rc: Int32, errorText: String?) -> Double {
+        let (reason, isNew, failures) = state.withLock { s in
+            var reason = errorText ?? describe(rc)
+            if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
+            s.attemptErrors.removeAll()
+            s.failures += 1
+            defer { s.lastFailure = reason }
+            return (reason, s.lastFailure != reason, s.failures)
+        }
+        if isNew { deliver(.disconnected(code: rc, reason: reason)) }
+        let first = Double(options.reconnectDelay.lowerBound), last = Double(options.reconnectDelay.upperBound)
+        return min(last, first * Double(1 << min(failures - 1, 20)))
+    }
+
+    /// Waits `seconds`, or less when `stopNetwork` signals; `false` when stopped.
+    private func sleepUnlessStopped(_ seconds: Double) -> Bool {
+        let deadline = monotonicSeconds() + seconds
+        while true {
+            // A signal left over from an earlier stop only costs one more turn here.
+            if state.withLock({ $0.stop }) != nil { return false }
+            let left = deadline - monotonicSeconds()
+            if left <= 0 { return true }
+            _ = wake.wait(timeout: .now() + left)
+        }
+    }
+
+    /// libmosquitto says why a TLS handshake failed only through its log callback (OpenSSL's
+    /// error queue is drained into it). The callback is set only between connections: it
+    /// formats every log line, one per message sent or received, which a connected client
+    /// should not pay for.
+    func captureErrors(_ on: Bool) {
+        if on {
+            state.withLock { $0.attemptErrors.removeAll() }
+            mosquitto_log_callback_set(handle, onLog)
+        } else {
+            mosquitto_log_callback_set(handle, nil)
+        }
+    }
+
+    func logged(level: Int32, _ line: String) {
+        guard level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+        state.withLock { s in if s.attemptErrors.count < 4 { s.attemptErrors.append(line) } }
+    }
+
+    /// Ends the network thread and waits for it. A stop already asked for keeps its deadline;
+    /// `graceful: false` cuts it short.
+    func stopNetwork(graceful: Bool) {
+        let thread = state.withLock { s in
+            s.stop = (graceful && s.stop?.graceful != false, s.stop?.deadline ?? monotonicSeconds() + 2)
+            return s.thread
+        }
+        wake.signal()
+        guard let thread else { return }
+        pthread_join(thread, nil)
+        state.withLock { $0.thread = nil }
+    }
+}
+
+/// What the network thread starts with. The client is not retained, not even while the thread
+/// runs in it: dropping the client's last reference must end the thread (`deinit` does so
+/// before the client goes, so the reference never dangles).
+private final class NetworkStart {
+    let client: Unmanaged<MQTTClient>
+    let rc: Int32, errorText: String?
+    init(client: MQTTClient, rc: Int32, errorText: String?) {
+        (self.client, self.rc, self.errorText) = (Unmanaged.passUnretained(client), rc, errorText)
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+/// The C library's text for an errno value. `strerror` is not thread-safe; `strerror_r` is,
+/// in one of two kinds: GNU's returns the text (in `buffer` or a static string), XSI's returns
+/// 0 and fills `buffer`. The two overloads below take whichever this Glibc declares.
+func errnoText(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    return buffer.withUnsafeMutableBufferPointer { b in
+        let buffer = b.baseAddress!
+        return strerrorText(strerror_r(code, buffer, b.count), buffer, code)
+    }
+}
+
+private func strerrorText(_ text: UnsafeMutablePointer<CChar>?, _ buffer: UnsafeMutablePointer<CChar>, _ code: Int32) -> String {
+    text.map { String(cString: $0) } ?? "errno \(code)"
+}
+
+private func strerrorText(_ result: Int32, _ buffer: UnsafeMutablePointer<CChar>, _ code: Int32) -> String {
+    result == 0 ? String(cString: buffer) : "errno \(code)"
+}
