@@ -25,10 +25,6 @@ func onPublish(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: I
 func onMessage(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?,
                _ message: UnsafePointer<mosquitto_message>?) {
     guard let client = client(obj), let m = message?.pointee, let topic = m.topic else { return }
-    var payload: [UInt8] = []
-    if let bytes = m.payload, m.payloadlen > 0 {
-        payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(m.payloadlen)))
-    }
-    let qos = QoS(rawValue: m.qos) ?? .atMostOnce
-    client.deliver(.message(MQTTMessage(topic: String(cString: topic), payload: payload, qos: qos, retain: m.retain)))
+    let payload = UnsafeRawBufferPointer(start: m.payloadlen > 0 ? m.payload : nil, count: Int(max(m.payloadlen, 0)))
+    client.deliver(topic: String(cString: topic), payload: payload, qos: QoS(rawValue: m.qos) ?? .atMostOnce, retain: m.retain)
 }
