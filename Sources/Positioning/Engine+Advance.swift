@@ -170,8 +170,8 @@ extension Engine {
         var i = 0
         while i < devices[d].links.count {
             let l = devices[d].links[i]
-            guard links.latest[Int(l)] >= stale else {
-                freeLinks[Int(links.node[Int(l)])].append(l)
+            guard links.latest(l) >= stale else {
+                freeLinks[Int(links.node(l))].append(l)
                 devices[d].links.remove(at: i)
                 continue
             }
@@ -179,7 +179,7 @@ extension Engine {
         }
         for l in devices[d].links {
             guard let s = links.smoothed(link: l, at: t, window: site.positioning.window, scratch: &samples) else { continue }
-            let n = Int(links.node[Int(l)])
+            let n = Int(links.node(l))
             observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
                                             txRef: txRef, samples: s.samples))
         }

@@ -178,7 +178,7 @@ public final class Engine {
     /// kept for reuse, its id is handed to the owner through `takeForgotten`.
     func forget(device d: Int) {
         let state = devices[d]
-        for l in state.links { freeLinks[Int(links.node[Int(l)])].append(l) }
+        for l in state.links { freeLinks[Int(links.node(l))].append(l) }
         var id = state.id
         id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) }
         forgottenIds.append(state.id)
@@ -189,7 +189,7 @@ public final class Engine {
     }
 
     private func link(device d: Int, node n: Int32) -> Int32 {
-        for l in devices[d].links where links.node[Int(l)] == n { return l }
+        for l in devices[d].links where links.node(l) == n { return l }
         let l = freeLinks[Int(n)].popLast() ?? links.make(node: n)
         devices[d].links.append(l)
         return l
