@@ -8,8 +8,10 @@ struct DeviceState: Sendable {
     var configuredTxRef: Double?
     /// Matched `exclude_devices`: readings are refused.
     var excluded: Bool
-    /// This device's links in the engine's `LinkStore`, one per node that heard it.
-    var links: [Int32] = []
+    /// This device's links in the engine's `LinkStore`, one per node that heard it, with the
+    /// node beside each: finding a reading's link then reads this array only, where looking
+    /// each link's node up in the store cost a cache miss per link at 10,000 devices.
+    var links: [DeviceLink] = []
     var lastReading = -Double.infinity
     /// The measured power of the latest frame that carried one.
     var frameTxRef: Double?
@@ -37,6 +39,12 @@ struct DeviceState: Sendable {
     var isFree = false
 
     var txRef: Double? { configuredTxRef ?? frameTxRef }
+}
+
+/// One of a device's links and the node it is with.
+struct DeviceLink: Sendable {
+    var node: Int32
+    var link: Int32
 }
 
 /// Counters of readings the engine refused, by reason.

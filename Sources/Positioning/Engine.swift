@@ -26,8 +26,10 @@ public final class Engine {
     var forgottenIds: [String] = []
     private var nodeIndex: [String: Int] = [:]
     var links = LinkStore()
-    /// Devices with readings not yet solved.
-    var queue: [Int32] = []
+    /// Devices with readings not yet solved, by when their next solve is due.
+    var queue = DueQueue()
+    /// Devices solved in the `advance` under way that stay queued (readings newer than it).
+    var requeue: [Int32] = []
     /// Event time of the last `advance`.
     public internal(set) var watermark = -Double.infinity
     var nextAwaySweep = -Double.infinity
@@ -138,7 +140,7 @@ public final class Engine {
         if t > devices[d].lastReading { devices[d].lastReading = t }
         if !devices[d].isQueued {
             devices[d].isQueued = true
-            queue.append(Int32(d))
+            queue.push(Int32(d), due: devices[d].lastSolve + options.updateInterval)
         }
         accepted += 1
         return true
@@ -178,7 +180,7 @@ public final class Engine {
     /// kept for reuse, its id is handed to the owner through `takeForgotten`.
     func forget(device d: Int) {
         let state = devices[d]
-        for l in state.links { freeLinks[Int(links.node(l))].append(l) }
+        for l in state.links { freeLinks[Int(l.node)].append(l.link) }
         var id = state.id
         id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) }
         forgottenIds.append(state.id)
@@ -189,9 +191,9 @@ public final class Engine {
     }
 
     private func link(device d: Int, node n: Int32) -> Int32 {
-        for l in devices[d].links where links.node(l) == n { return l }
-        let l = freeLinks[Int(n)].popLast() ?? links.make(node: n)
-        devices[d].links.append(l)
+        for l in devices[d].links where l.node == n { return l.link }
+        let l = freeLinks[Int(n)].popLast() ?? links.make()
+        devices[d].links.append(DeviceLink(node: n, link: l))
         return l
     }
 }

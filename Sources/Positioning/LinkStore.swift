@@ -10,7 +10,6 @@ struct LinkStore: Sendable {
     static let capacity = 8
 
     private struct Link: Sendable {
-        var node: Int32
         var next: UInt8 = 0
         var filled: UInt8 = 0
         /// Newest sample time.
@@ -27,15 +26,12 @@ struct LinkStore: Sendable {
 
     var count: Int { links.count }
 
-    /// The node of link `l`.
-    func node(_ l: Int32) -> Int32 { links[Int(l)].node }
-
     /// The newest sample time of link `l`.
     func latest(_ l: Int32) -> Double { links[Int(l)].latest }
 
-    /// Adds an empty link for `node`; returns its index.
-    mutating func make(node n: Int32) -> Int32 {
-        links.append(Link(node: n))
+    /// Adds an empty link (its node is the device's to know, `DeviceLink`); returns its index.
+    mutating func make() -> Int32 {
+        links.append(Link())
         samples.append(contentsOf: repeatElement(Sample(), count: Self.capacity))
         return Int32(links.count - 1)
     }
