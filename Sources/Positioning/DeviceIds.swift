@@ -4,11 +4,11 @@
 /// payload does not have: making one per reading was most of the aggregator's allocations.
 /// The table keeps each id's bytes itself, back to back in one buffer, so a lookup compares
 /// bytes with bytes: reading the id out of the device's `String` (retained, checked for its
-/// storage, through a closure) cost as much as the hash.
+/// storage, through a closure) cost about half as much as hashing it.
 ///
 /// The hash is SipHash-1-3 (what Swift's `Hasher` runs) under a key drawn once per process,
-/// so ids chosen to collide cannot be precomputed; it is computed here on eight-byte words,
-/// for a third of `Hasher.combine(bytes:)`'s instructions.
+/// so ids chosen to collide cannot be precomputed; computed here on eight-byte words, it
+/// costs 40 % fewer instructions than `Hasher.combine(bytes:)` and `finalize()` (callgrind).
 struct DeviceIds {
     private static let empty: Int32 = -1, deleted: Int32 = -2
 
