@@ -97,7 +97,7 @@ final class AggregatorCore {
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
-    /// batch decoded already on the network thread.
+    /// batch decoded already on the network thread (its `payload` is then not read).
     func handle(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch? = nil, arrival: Double,
                 into effects: inout [Effect]) {
         route(topic: topic, payload: payload, prepared: prepared, arrival: arrival, into: &effects)
@@ -110,7 +110,7 @@ final class AggregatorCore {
             switch leaf {
             case "readings":
                 if let prepared {
-                    readings(topic: topic, prepared: prepared, payload: payload, arrival: arrival, into: &effects)
+                    readings(topic: topic, prepared: prepared, arrival: arrival, into: &effects)
                 } else {
                     readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
                 }
@@ -146,29 +146,32 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    private func readings(topic: String, prepared: PreparedBatch, payload: UnsafeRawBufferPointer, arrival: Double,
-                          into effects: inout [Effect]) {
+    /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
+    private func readings(topic: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
         var bad = prepared.badReadings
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
         let result = ingest.accept(topic: topic, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
-        accepted(result, bad: bad, payload: payload, hashed: true, arrival: arrival, into: &effects)
+        prepared.ids.withUnsafeBytes { ids in
+            accepted(result, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
+        }
     }
 
     private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
         var bad = 0
         let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, into: &raw, badReadings: &bad)
-        accepted(result, bad: bad, payload: payload, hashed: false, arrival: arrival, into: &effects)
+        accepted(result, bad: bad, ids: payload, hashed: false, arrival: arrival, into: &effects)
     }
 
+    /// `ids`: the bytes the readings' id ranges point into (the payload, or `PreparedBatch.ids`);
     /// `hashed`: the readings carry the engine's id hash (`PreparedBatch`).
-    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
+    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, ids: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
                           into effects: inout [Effect]) {
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
         switch result {
         case .success(let batch):
             metrics.batches.add()
-            accept(node: batch.node, raw: payload, hashed: hashed, arrival: arrival, into: &effects)
+            accept(node: batch.node, ids: ids, hashed: hashed, arrival: arrival, into: &effects)
             if let stream = ingest.nodes[batch.node] {
                 let counter = metrics.missedBatches(batch.node)
                 if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
@@ -178,9 +181,8 @@ final class AggregatorCore {
         }
     }
 
-    /// The readings of `raw` (decoded from `payload`) into the engine, ids straight from the
-    /// payload's bytes.
-    private func accept(node: String, raw payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
+    /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
+    private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
         var accepted: UInt64 = 0
         var newest = -Double.infinity

@@ -18,14 +18,6 @@ private func withClient(_ obj: UnsafeMutableRawPointer?, _ body: (MQTTClient) ->
     Unmanaged<MQTTClient>.fromOpaque(obj)._withUnsafeGuaranteedRef(body)
 }
 
-/// The client behind `obj` as a strong reference, so not safe against the owner dropping the
-/// client during the callback (see `withClient`); only `onMessage` still uses it.
-@inline(__always)
-private func client(_ obj: UnsafeMutableRawPointer?) -> MQTTClient? {
-    guard let obj else { return nil }
-    return Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue()
-}
-
 func onConnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32) {
     withClient(obj) { $0.didConnect(rc) }
 }
@@ -48,11 +40,7 @@ func onPublish(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: I
 
 func onMessage(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?,
                _ message: UnsafePointer<mosquitto_message>?) {
-    guard let client = client(obj), let m = message?.pointee, let topic = m.topic else { return }
-    var payload: [UInt8] = []
-    if let bytes = m.payload, m.payloadlen > 0 {
-        payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(m.payloadlen)))
-    }
-    let qos = QoS(rawValue: m.qos) ?? .atMostOnce
-    client.deliver(.message(MQTTMessage(topic: String(cString: topic), payload: payload, qos: qos, retain: m.retain)))
+    guard let m = message?.pointee, let topic = m.topic else { return }
+    let payload = UnsafeRawBufferPointer(start: m.payloadlen > 0 ? m.payload : nil, count: Int(max(m.payloadlen, 0)))
+    withClient(obj) { $0.deliver(topic: String(cString: topic), payload: payload, qos: QoS(rawValue: m.qos) ?? .atMostOnce, retain: m.retain) }
 }

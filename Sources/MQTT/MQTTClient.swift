@@ -29,9 +29,9 @@ public final class MQTTClient: @unchecked Sendable {
     private let onEvent: @Sendable (MQTTEvent) -> Void
     let state = Mutex(State())
     private let pending = Counter()
-    /// Runs on libmosquitto's network thread for each received message before it is queued;
-    /// its result travels as `MQTTMessage.prepared`. Set before `start()`.
-    public let prepare: (@Sendable (String, [UInt8]) -> (any Sendable)?)?
+    /// Runs on libmosquitto's network thread for each received message before it is queued,
+    /// on libmosquitto's own copy of the payload; its result travels as `MQTTMessage.prepared`.
+    public let prepare: (@Sendable (String, UnsafeRawBufferPointer) -> (any PreparedMessage)?)?
     private let pendingBytes = Counter()
     private let shed = Counter()
 
@@ -62,7 +62,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// Sets up a client; nothing is sent until `start()`.
     /// - Parameter onEvent: called on `queue` for every event, in order.
     public init(_ options: MQTTOptions, queue: DispatchQueue,
-                prepare: (@Sendable (String, [UInt8]) -> (any Sendable)?)? = nil,
+                prepare: (@Sendable (String, UnsafeRawBufferPointer) -> (any PreparedMessage)?)? = nil,
                 onEvent: @escaping @Sendable (MQTTEvent) -> Void) throws(MQTTError) {
         try check(libraryReady, "library init")
         guard let handle = mosquitto_new(options.clientID, options.cleanSession, nil) else {
@@ -208,29 +208,36 @@ public final class MQTTClient: @unchecked Sendable {
 
     func deliver(_ event: MQTTEvent) {
         let onEvent = self.onEvent
-        guard case .message(var m) = event, options.maxPendingMessages != nil || options.maxPendingBytes != nil else {
-            if let prepare, case .message(var m) = event {
-                m.prepared = prepare(m.topic, m.payload)
-                let message = m
-                queue.async { onEvent(.message(message)) }
+        queue.async { onEvent(event) }
+    }
+
+    /// A received message, its payload still in libmosquitto's buffer (valid for this call).
+    func deliver(topic: String, payload bytes: UnsafeRawBufferPointer, qos: QoS, retain: Bool) {
+        let onEvent = self.onEvent
+        // Messages waiting for the queue are bounded (in number and in bytes), so a consumer
+        // that falls behind sheds load it can count instead of growing without limit. The
+        // bytes counted are the payload's, whatever `prepare` keeps of it.
+        let size = bytes.count
+        let bounded = options.maxPendingMessages != nil || options.maxPendingBytes != nil
+        if bounded {
+            let count = pending.add(1), total = pendingBytes.add(size)
+            if count > options.maxPendingMessages ?? .max || (total > options.maxPendingBytes ?? .max && count > 1) {
+                pending.subtract(1)
+                pendingBytes.subtract(size)
+                shed.add(1)
                 return
             }
-            queue.async { onEvent(event) }
-            return
-        }
-        // Messages waiting for the queue are bounded (in number and in bytes), so a consumer
-        // that falls behind sheds load it can count instead of growing without limit.
-        let size = m.payload.count
-        let count = pending.add(1), bytes = pendingBytes.add(size)
-        if count > options.maxPendingMessages ?? .max || (bytes > options.maxPendingBytes ?? .max && count > 1) {
-            pending.subtract(1)
-            pendingBytes.subtract(size)
-            shed.add(1)
-            return
         }
         // Only messages that will be handled are prepared: shed load costs no decoding.
-        if let prepare { m.prepared = prepare(m.topic, m.payload) }
-        let message = m, pending = self.pending, pendingBytes = self.pendingBytes
+        let prepared = prepare?(topic, bytes)
+        var m = MQTTMessage(topic: topic, payload: prepared?.needsPayload == false ? [] : Array(bytes), qos: qos, retain: retain)
+        m.prepared = prepared
+        let message = m
+        guard bounded else {
+            queue.async { onEvent(.message(message)) }
+            return
+        }
+        let pending = self.pending, pendingBytes = self.pendingBytes
         queue.async {
             pending.subtract(1)
             pendingBytes.subtract(size)

@@ -6,7 +6,7 @@ public struct MQTTMessage: Sendable, Equatable {
     public var retain: Bool
     /// What the client's `prepare` made of a received message on the network thread (work
     /// moved off the consumer's queue); not part of equality.
-    public var prepared: (any Sendable)?
+    public var prepared: (any PreparedMessage)?
 
     public init(topic: String, payload: [UInt8], qos: QoS = .atMostOnce, retain: Bool = false) {
         self.topic = topic; self.payload = payload; self.qos = qos; self.retain = retain
@@ -15,6 +15,14 @@ public struct MQTTMessage: Sendable, Equatable {
     public static func == (a: MQTTMessage, b: MQTTMessage) -> Bool {
         a.topic == b.topic && a.payload == b.payload && a.qos == b.qos && a.retain == b.retain
     }
+}
+
+/// What a client's `prepare` makes of a received message on libmosquitto's network thread.
+public protocol PreparedMessage: Sendable {
+    /// False when this value carries all its consumer needs of the payload: the payload is then
+    /// not copied out of libmosquitto's buffer (`MQTTMessage.payload` stays empty). A readings
+    /// batch is tens of kilobytes, and that copy was a tenth of the network thread's work.
+    var needsPayload: Bool { get }
 }
 
 /// What the client reports, in the order libmosquitto saw it, on the client's queue.

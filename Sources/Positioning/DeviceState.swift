@@ -11,8 +11,10 @@ struct DeviceState: Sendable {
     /// The site node whose own advertisements these are (its `beacon` id), else -1. Such a
     /// device is also `excluded`, so the hot path pays nothing more for telling them apart.
     var beaconOf: Int32 = -1
-    /// This device's links in the engine's `LinkStore`, one per node that heard it.
-    var links: [Int32] = []
+    /// This device's links in the engine's `LinkStore`, one per node that heard it, with the
+    /// node beside each: finding a reading's link then reads this array only, where looking
+    /// each link's node up in the store cost a cache miss per link at 10,000 devices.
+    var links: [DeviceLink] = []
     var lastReading = -Double.infinity
     /// The measured power of the latest frame that carried one.
     var frameTxRef: Double?
@@ -40,6 +42,12 @@ struct DeviceState: Sendable {
     var isFree = false
 
     var txRef: Double? { configuredTxRef ?? frameTxRef }
+}
+
+/// One of a device's links and the node it is with.
+struct DeviceLink: Sendable {
+    var node: Int32
+    var link: Int32
 }
 
 /// Counters of readings the engine refused, by reason.

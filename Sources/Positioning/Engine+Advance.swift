@@ -16,32 +16,29 @@ extension Engine {
         guard t.isFinite else { return }
         watermark = max(watermark, t)
         // A held fix costs about a tenth of a solve: the budget counts a solve as 8, a hold as 1.
-        var kept = 0, work = 0
+        var work = 0
         let budget = maxSolves == .max ? .max : maxSolves * 8
-        hasDueDevices = false
-        for i in queue.indices {
-            let d = Int(queue[i])
-            let interval = options.updateInterval
-            let due = devices[d].lastSolve + interval
-            if t >= due && work >= budget { hasDueDevices = true }
-            if t >= due && work < budget {
-                work += solve(device: d, at: t, into: &output) ? 8 : 1
-                // The device keeps its own phase: the next solve is due an interval after this
-                // one was due, not after the moment it ran. Resetting to `t` let every pause of
-                // event time (a stalled queue, a quiet moment) gather the devices due in it
-                // into one phase for good: thousands then came due in the same message, every
-                // half second. A device's first phase is spread by its index, so devices first
-                // heard together do not stay together either.
-                devices[d].lastSolve = due.isFinite
-                    ? t - (t - due).truncatingRemainder(dividingBy: interval)
-                    : t - interval * (Double(d) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
-                // Readings stamped after `t` wait for a later advance.
-                if devices[d].lastReading <= t { devices[d].isQueued = false; continue }
-            }
-            queue[kept] = queue[i]
-            kept += 1
+        let interval = options.updateInterval
+        // Each device is solved at most once per call: those that stay queued go back after.
+        requeue.removeAll(keepingCapacity: true)
+        while work < budget, queue.earliest <= t {
+            let (device, due) = queue.pop()
+            let d = Int(device)
+            work += solve(device: d, at: t, into: &output) ? 8 : 1
+            // The device keeps its own phase: the next solve is due an interval after this
+            // one was due, not after the moment it ran. Resetting to `t` let every pause of
+            // event time (a stalled queue, a quiet moment) gather the devices due in it
+            // into one phase for good: thousands then came due in the same message, every
+            // half second. A device's first phase is spread by its index, so devices first
+            // heard together do not stay together either.
+            devices[d].lastSolve = due.isFinite
+                ? t - (t - due).truncatingRemainder(dividingBy: interval)
+                : t - interval * (Double(d) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
+            // Readings stamped after `t` wait for a later advance.
+            if devices[d].lastReading <= t { devices[d].isQueued = false } else { requeue.append(device) }
         }
-        queue.removeLast(queue.count - kept)
+        hasDueDevices = queue.earliest <= t
+        for device in requeue { queue.push(device, due: devices[Int(device)].lastSolve + interval) }
         if t >= nextAwaySweep {
             sweepAway(at: t, into: &output)
             nextAwaySweep = t + 1
@@ -174,16 +171,16 @@ extension Engine {
         var i = 0
         while i < devices[d].links.count {
             let l = devices[d].links[i]
-            guard links.latest[Int(l)] >= stale else {
-                freeLinks[Int(links.node[Int(l)])].append(l)
+            guard links.latest(l.link) >= stale else {
+                freeLinks[Int(l.node)].append(l.link)
                 devices[d].links.remove(at: i)
                 continue
             }
             i += 1
         }
         for l in devices[d].links {
-            guard let s = links.smoothed(link: l, at: t, window: site.positioning.window, scratch: &samples) else { continue }
-            let n = Int(links.node[Int(l)])
+            guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window, scratch: &samples) else { continue }
+            let n = Int(l.node)
             observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
                                             txRef: txRef, samples: s.samples))
         }

@@ -26,8 +26,10 @@ public final class Engine {
     var forgottenIds: [String] = []
     private var nodeIndex: [String: Int] = [:]
     var links = LinkStore()
-    /// Devices with readings not yet solved.
-    var queue: [Int32] = []
+    /// Devices with readings not yet solved, by when their next solve is due.
+    var queue = DueQueue()
+    /// Devices solved in the `advance` under way that stay queued (readings newer than it).
+    var requeue: [Int32] = []
     /// Event time of the last `advance`.
     public internal(set) var watermark = -Double.infinity
     var nextAwaySweep = -Double.infinity
@@ -133,8 +135,8 @@ public final class Engine {
         ingest(node: n, id: id, idString: nil, hash: hash, rssi: rssi, tx: tx, t: t)
     }
 
-    /// The hash the engine looks a device id up by (Swift's seeded `Hasher`, the same on every
-    /// thread of the process), for `ingest(nodeIndex:id:hash:rssi:tx:t:)`.
+    /// The hash the engine looks a device id up by (SipHash-1-3 under a key drawn once per
+    /// process, the same on every thread), for `ingest(nodeIndex:id:hash:rssi:tx:t:)`.
     public static func idHash(_ id: UnsafeRawBufferPointer) -> Int { DeviceIds.hash(id) }
 
     private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, hash: Int?, rssi: Int, tx: Int?, t: Double) -> Bool {
@@ -142,8 +144,8 @@ public final class Engine {
         guard rssi < 0, rssi >= -127 else { return reject(.badRSSI) }
         guard t.isFinite, t >= watermark - options.lateness else { return reject(.late) }
         let hash = hash ?? DeviceIds.hash(id)
-        let known = ids.find(id, hash: hash) { devices[Int($0)].id }
-        guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), hash: hash) else {
+        let known = ids.find(id, hash: hash)
+        guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), bytes: id, hash: hash) else {
             return reject(.capacity)
         }
         let d = Int(index)
@@ -154,7 +156,7 @@ public final class Engine {
         if t > devices[d].lastReading { devices[d].lastReading = t }
         if !devices[d].isQueued {
             devices[d].isQueued = true
-            queue.append(Int32(d))
+            queue.push(Int32(d), due: devices[d].lastSolve + options.updateInterval)
         }
         accepted += 1
         return true
@@ -184,7 +186,7 @@ public final class Engine {
         return false
     }
 
-    private func intern(_ id: String, hash: Int) -> Int32? {
+    private func intern(_ id: String, bytes: UnsafeRawBufferPointer, hash: Int) -> Int32? {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
         let beaconOf = beaconNodes[id] ?? -1
@@ -200,7 +202,7 @@ public final class Engine {
             devices.append(state)
             index = Int32(devices.count - 1)
         }
-        ids.insert(index, hash: hash) { devices[Int($0)].id }
+        ids.insert(index, id: bytes, hash: hash)
         return index
     }
 
@@ -208,9 +210,9 @@ public final class Engine {
     /// kept for reuse, its id is handed to the owner through `takeForgotten`.
     func forget(device d: Int) {
         let state = devices[d]
-        for l in state.links { freeLinks[Int(links.node[Int(l)])].append(l) }
+        for l in state.links { freeLinks[Int(l.node)].append(l.link) }
         var id = state.id
-        id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) { devices[Int($0)].id } }
+        id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) }
         forgottenIds.append(state.id)
         devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, excluded: false,
                                  track: makeTrack())
@@ -219,106 +221,9 @@ public final class Engine {
     }
 
     private func link(device d: Int, node n: Int32) -> Int32 {
-        for l in devices[d].links where links.node[Int(l)] == n { return l }
-        let l = freeLinks[Int(n)].popLast() ?? links.make(node: n)
-        devices[d].links.append(l)
+        for l in devices[d].links where l.node == n { return l.link }
+        let l = freeLinks[Int(n)].popLast() ?? links.make()
+        devices[d].links.append(DeviceLink(node: n, link: l))
         return l
-    }
-}
-
-/// An open-addressing table from device ids (their UTF-8 bytes) to device indices.
-///
-/// A `[String: Int32]` needs a `String` to look up, which a reading decoded straight from a
-/// payload does not have: making one per reading was most of the aggregator's allocations.
-/// The hash is Swift's seeded `Hasher`, so ids chosen to collide cannot be precomputed.
-/// The ids themselves stay in the engine's `DeviceState`s; `key` reads them.
-struct DeviceIds {
-    private static let empty: Int32 = -1, deleted: Int32 = -2
-    private var slots = [Int32](repeating: -1, count: 1024)
-    private var tags = [UInt32](repeating: 0, count: 1024)
-    /// Live entries, and live plus deleted (probe chains end only at empty slots).
-    private(set) var count = 0
-    private var used = 0
-
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var h = Hasher()
-        h.combine(bytes: bytes)
-        return h.finalize()
-    }
-
-    func find(_ id: UnsafeRawBufferPointer, hash: Int, key: (Int32) -> String) -> Int32? {
-        let mask = slots.count - 1
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var i = hash & mask
-        while true {
-            let d = slots[i]
-            if d == Self.empty { return nil }
-            if d >= 0, tags[i] == tag, Self.equal(key(d), id) { return d }
-            i = (i + 1) & mask
-        }
-    }
-
-    /// Adds `index` (its id not in the table).
-    mutating func insert(_ index: Int32, hash: Int, key: (Int32) -> String) {
-        if (used + 1) * 2 > slots.count { rehash(capacity: count * 4 >= slots.count ? slots.count * 2 : slots.count, key: key) }
-        let mask = slots.count - 1
-        var i = hash & mask
-        while slots[i] >= 0 { i = (i + 1) & mask }
-        if slots[i] == Self.empty { used += 1 }
-        slots[i] = index
-        tags[i] = UInt32(truncatingIfNeeded: hash >> 32)
-        count += 1
-    }
-
-    mutating func remove(_ id: UnsafeRawBufferPointer, hash: Int, key: (Int32) -> String) {
-        let mask = slots.count - 1
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var i = hash & mask
-        while slots[i] != Self.empty {
-            let d = slots[i]
-            if d >= 0, tags[i] == tag, Self.equal(key(d), id) {
-                slots[i] = Self.deleted
-                count -= 1
-                return
-            }
-            i = (i + 1) & mask
-        }
-    }
-
-    private mutating func rehash(capacity: Int, key: (Int32) -> String) {
-        let old = slots
-        slots = [Int32](repeating: Self.empty, count: capacity)
-        tags = [UInt32](repeating: 0, count: capacity)
-        count = 0
-        used = 0
-        for d in old where d >= 0 {
-            var id = key(d)
-            let hash = id.withUTF8 { Self.hash(UnsafeRawBufferPointer($0)) }
-            let mask = capacity - 1
-            var i = hash & mask
-            while slots[i] != Self.empty { i = (i + 1) & mask }
-            slots[i] = d
-            tags[i] = UInt32(truncatingIfNeeded: hash >> 32)
-            count += 1
-            used += 1
-        }
-    }
-
-    private static func equal(_ a: String, _ b: UnsafeRawBufferPointer) -> Bool {
-        var a = a
-        return a.withUTF8 { x in
-            guard x.count == b.count else { return false }
-            var i = 0
-            while i + 8 <= x.count {
-                let p = UnsafeRawBufferPointer(x).loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                if p != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-                i += 8
-            }
-            while i < x.count {
-                if x[i] != b[i] { return false }
-                i += 1
-            }
-            return true
-        }
     }
 }

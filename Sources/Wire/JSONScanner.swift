@@ -95,7 +95,8 @@ public struct JSONScanner {
 
     /// Eight string bytes at once (SWAR): the high bit of each byte of the result is set where
     /// that byte of `w` may end the plain run — a quote, a backslash or a control character (a
-    /// byte at or above 0x80 may set it too; the byte-by-byte loop after decides).
+    /// byte at or above 0x80 may set it too; the byte-by-byte loop after decides). A borrow
+    /// only flags bytes above a real match, so the lowest flagged byte is always a real one.
     @inline(__always)
     static func stringEnds(_ w: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -140,9 +141,17 @@ public struct JSONScanner {
         guard start <= bytes.count, offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
         var i = start
         while i + 8 <= bytes.count {
-            let w = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             // As in `rawString`, and a byte of 0x80 or above (its own high bit) ends it too.
-            if (Self.stringEnds(w) | w) & 0x8080_8080_8080_8080 != 0 { break }
+            let ends = (Self.stringEnds(w) | w) & 0x8080_8080_8080_8080
+            if ends != 0 {
+                // The lowest flagged byte is a real end (`stringEnds`): the string ends there
+                // if it is the quote, and is not plain otherwise.
+                let j = i + ends.trailingZeroBitCount >> 3
+                guard bytes[j] == UInt8(ascii: "\"") else { return nil }
+                offset = j + 1
+                return UnsafeRawBufferPointer(rebasing: bytes[start..<j])
+            }
             i += 8
         }
         while i < bytes.count {
@@ -228,6 +237,12 @@ public struct JSONScanner {
         if i < end && bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
         var mantissa: UInt64 = 0
         var digits = 0, exponent = 0
+        // Eight digits at a time while they fit the mantissa's 19 (a time has ten before
+        // the point), then one at a time as before.
+        while digits <= 11, i + 8 <= end, let v = eightDigits(at: i) {
+            mantissa = mantissa &* 100_000_000 &+ v
+            digits += 8; i += 8
+        }
         while i < end {
             let d = bytes[i] &- 0x30
             guard d <= 9 else { break }
@@ -237,6 +252,10 @@ public struct JSONScanner {
         if i < end && bytes[i] == UInt8(ascii: ".") {
             i += 1
             var fractionDigits = 0
+            while digits <= 11, i + 8 <= end, let v = eightDigits(at: i) {
+                mantissa = mantissa &* 100_000_000 &+ v
+                exponent -= 8; digits += 8; i += 8; fractionDigits += 8
+            }
             while i < end {
                 let d = bytes[i] &- 0x30
                 guard d <= 9 else { break }
@@ -262,6 +281,18 @@ public struct JSONScanner {
         offset = i
         let value = scaled(mantissa, exponent)
         return negative ? -value : value
+    }
+
+    /// The value of the eight ASCII digits at `i` (SWAR, as simdjson parses them), or nil when
+    /// any of them is not a digit.
+    @inline(__always)
+    private func eightDigits(at i: Int) -> UInt64? {
+        let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        guard (w & 0xF0F0_F0F0_F0F0_F0F0) | (((w &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4) == 0x3333_3333_3333_3333 else { return nil }
+        // (Swift's shifts bind tighter than its products.)
+        var v = ((w & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        return ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
     }
 
     /// A whole number; decimals and values out of range are errors.

@@ -32,15 +32,20 @@ public struct Topics: Sendable, Equatable {
     /// What a node topic is about: `(node, "readings" | "status" | "telemetry")`, or nil when
     /// the topic is not `<prefix>/nodes/<node>/<leaf>`.
     public func parseNodeTopic(_ topic: String) -> (node: String, leaf: String)? {
-        let head = prefix + "/nodes/"
         // Bytes, not characters: a node name starting with a combining mark would join the
         // '/' before it into one character, and `hasPrefix` would then miss the prefix.
-        guard topic.utf8.starts(with: head.utf8) else { return nil }
-        let rest = topic.utf8.dropFirst(head.utf8.count)
-        let levels = rest.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard levels.count == 2, let node = Topics.unescape(String(decoding: levels[0], as: UTF8.self)), !node.isEmpty
+        // Slices of the topic, not a joined head and split levels: this runs for every
+        // message, and those allocations cost thousands of instructions each time.
+        let nodes = "/nodes/".utf8
+        guard topic.utf8.starts(with: prefix.utf8) else { return nil }
+        let rest = topic.utf8.dropFirst(prefix.utf8.count)
+        guard rest.starts(with: nodes) else { return nil }
+        let levels = rest.dropFirst(nodes.count)
+        guard let slash = levels.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let leaf = levels[levels.index(after: slash)...]
+        guard !leaf.contains(UInt8(ascii: "/")), let node = Topics.unescape(Substring(levels[..<slash])), !node.isEmpty
         else { return nil }
-        return (node, String(decoding: levels[1], as: UTF8.self))
+        return (node, String(Substring(leaf)))
     }
 
     public static func escape(_ level: String) -> String {

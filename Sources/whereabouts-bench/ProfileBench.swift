@@ -10,18 +10,31 @@ import Foundation
 /// end-to-end ladder at 200,000 readings/s with 10,000 devices). Prints the total, the count
 /// per reading and the functions that cost most. `--no-db` runs it with `--db none`, to tell
 /// what storage costs (docs/storage.md).
+///
+/// `--devices N --nodes N --rates R` profile another mix instead. The ladder's top steps give
+/// each device about 100 readings a second (1 M readings/s of 10,000 devices), ten times the
+/// default's: `--devices 100 --rates 10000` is that mix, at a rate valgrind keeps up with.
+/// A chosen mix is first run for `settleSeconds` uninstrumented, so that still devices are
+/// held (`EngineOptions.holdSettle`) as they are in the ladder's steady state.
 func runProfileBench(_ plan: BenchPlan) {
     let readings = plan.smoke ? 4_000 : 100_000
+    let rate = plan.rates?.first ?? 4_000
+    let chosen = plan.rates != nil || plan.devices != nil || plan.nodes != nil
     do {
         let out = NSTemporaryDirectory() + "whereabouts-callgrind-\(getpid()).out"
-        let rig = try BenchRig(bin: plan.bin, nodes: 20, devices: 200, subscriber: false,
+        let rig = try BenchRig(bin: plan.bin, nodes: plan.nodes ?? 20, devices: plan.devices ?? 200, subscriber: false,
                                wrapper: ["/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out],
                                storage: plan.storage)
         defer { rig.stop() }
-        rig.warmUp(rate: 4_000)
+        rig.warmUp(rate: rate)
+        if chosen {
+            let settle = rig.metrics()
+            let run = rig.offer(rate: rate, seconds: settleSeconds)
+            _ = rig.drain(to: (settle?.readings ?? 0) + (settle?.rejected ?? 0) + Double(run.readings))
+        }
         try callgrindControl(["-i", "on", "\(rig.aggregator.pid)"])
         let before = rig.metrics()
-        let run = rig.offer(rate: 4_000, seconds: Double(readings) / 4_000)
+        let run = rig.offer(rate: rate, seconds: Double(readings) / rate)
         let after = rig.drain(to: (before?.readings ?? 0) + (before?.rejected ?? 0) + Double(run.readings), idle: 5, limit: 120)
         try callgrindControl(["-i", "off", "\(rig.aggregator.pid)"])
         try callgrindControl(["-d", "\(rig.aggregator.pid)"])
@@ -42,6 +55,9 @@ func runProfileBench(_ plan: BenchPlan) {
         print("profile: failed: \(error)")
     }
 }
+
+/// Longer than `EngineOptions.holdSettle` (4 s) with a margin.
+private let settleSeconds = 8.0
 
 private func callgrindControl(_ arguments: [String]) throws {
     let p = Process()

@@ -23,12 +23,17 @@ import Positioning
             var w = JSONWriter(capacity: 4096)
             Batch(node: node, seq: UInt64(step + 1), t: t, readings: readings).encode(into: &w)
             let payload = w.bytes
-            let batch = PreparedBatch.prepare(topic: topics.nodeReadings(node), payload: payload, topics: topics, scratch: scratch)
+            let batch = payload.withUnsafeBytes { PreparedBatch.prepare(topic: topics.nodeReadings(node), payload: $0, topics: topics, scratch: scratch) }
             #expect(batch?.readings.count == 12)
+            #expect(batch?.needsPayload == false)
+            batch?.ids.withUnsafeBytes { ids in
+                for r in batch?.readings ?? [] where r.idIsPlain { #expect(r.idHash == Engine.idHash(r.idBytes(in: ids))) }
+                #expect(batch?.readings.map { $0.id(in: ids) } == readings.map(\.id))
+            }
             payload.withUnsafeBytes { raw in
-                for r in batch?.readings ?? [] where r.idIsPlain { #expect(r.idHash == Engine.idHash(r.idBytes(in: raw))) }
                 plain.handle(topic: topics.nodeReadings(node), payload: raw, arrival: t, into: &a)
-                prepared.handle(topic: topics.nodeReadings(node), payload: raw, prepared: batch, arrival: t, into: &b)
+                // The prepared batch alone: the payload is not copied out of libmosquitto for it.
+                prepared.handle(topic: topics.nodeReadings(node), payload: UnsafeRawBufferPointer(start: nil, count: 0), prepared: batch, arrival: t, into: &b)
             }
         }
         for e in a { if case .state(let m) = e { published.plain.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }

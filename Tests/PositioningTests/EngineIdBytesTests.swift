@@ -38,3 +38,28 @@ struct EngineIdBytesTests {
         #expect(engine.devices.allSatisfy { $0.links.count == 2 })
     }
 }
+
+struct SipHashTests {
+    /// The reference vector of the SipHash paper (appendix A): key 00…0f, message 00…0e.
+    @Test func sipHash24MatchesThePaper() {
+        let key = (UInt64(0x0706_0504_0302_0100), UInt64(0x0f0e_0d0c_0b0a_0908))
+        let message = [UInt8](0..<15)
+        let h = message.withUnsafeBytes { SipHash.hash($0, key: key, compressionRounds: 2, finalizationRounds: 4) }
+        #expect(h == 0xa129_ca61_49be_45e5)
+    }
+
+    @Test func everyLengthAndEveryByteCounts() {
+        let key = (UInt64(1), UInt64(2))
+        var seen = Set<UInt64>()
+        for n in 0..<40 {
+            let a = [UInt8](repeating: 7, count: n)
+            seen.insert(a.withUnsafeBytes { SipHash.hash($0, key: key, compressionRounds: 1, finalizationRounds: 3) })
+            for i in 0..<n {
+                var b = a
+                b[i] = 8
+                seen.insert(b.withUnsafeBytes { SipHash.hash($0, key: key, compressionRounds: 1, finalizationRounds: 3) })
+            }
+        }
+        #expect(seen.count == 40 + (0..<40).reduce(0, +))
+    }
+}

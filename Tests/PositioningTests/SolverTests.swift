@@ -91,7 +91,7 @@ struct SolverTests {
 
     @Test func hampelSmoothingIgnoresAnOutlier() {
         var store = LinkStore()
-        let link = store.make(node: 0)
+        let link = store.make()
         for (i, v) in [-60.0, -61, -59, -35, -60, -62].enumerated() { store.add(link: link, rssi: v, at: Double(i) * 0.5) }
         var scratch: [Double] = []
         let s = store.smoothed(link: link, at: 2.6, window: 3, scratch: &scratch)
