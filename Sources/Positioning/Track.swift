@@ -179,19 +179,35 @@ struct Track: Sendable {
 /// A device standing in one place is best placed at the mean of its fixes there, weighed by
 /// their information: the constant-velocity track forgets a fix within seconds, so a still
 /// device's track wanders with the fixes' noise (and drifts on the velocity that noise
-/// suggests), while this mean keeps every fix of the stay. Whether the device is still is told
+/// suggests), while this mean keeps the fixes of the stay. Whether the device is still is told
 /// by the track itself: it has stayed within `step` of one place (the anchor) for `settle`
-/// seconds and is slower than `speed`; moving further starts the mean afresh.
+/// seconds and is slower than `speed`. The mean starts afresh when the track leaves `step` of
+/// the anchor, and also on a shorter move: a one-sided sequential test (a CUSUM, like the room
+/// test) adds, per second, how much further than `away` the track is from the mean, never goes
+/// below zero, and restarts the mean when it reaches `alarm` (m·s); a track that stays 1 m from
+/// the mean does so within `alarm / (1 - away)` (12) seconds. Its memory is bounded too: every fix's
+/// weight decays as exp(−age / `memory`), so the information saturates (at the fix rate times
+/// `memory`) and a move too small for the test is followed within a few `memory`s.
 struct StillAverage: Sendable {
     var step: Double
     var settle: Double
     var speed: Double
+    /// Time constant of the mean's forgetting, s.
+    var memory = 600.0
+    /// Distance from the mean (m) that the change test counts against, and the evidence (m·s)
+    /// at which it restarts the mean.
+    var away = 0.75
+    var alarm = 3.0
     var anchor = SIMD2<Double>(repeating: .infinity)
     var since = Double.infinity
-    /// Sums over the fixes since the anchor was set: their information (inverse covariance
-    /// after the track's robust inflation; xx, xy, yy) and their information times their position.
+    /// Sums over the fixes since the mean (re)started, each weighed by exp(−age / `memory`): their
+    /// information (inverse covariance after the track's robust inflation; xx, xy, yy) and their
+    /// information times their position, as of `last`.
     var information = SIMD3<Double>(repeating: 0)
     var sum = SIMD2<Double>(repeating: 0)
+    var last = -Double.infinity
+    /// The change test's sum, m·s.
+    var evidence = 0.0
 
     init(step: Double, settle: Double, speed: Double) {
         self.step = step
@@ -199,7 +215,7 @@ struct StillAverage: Sendable {
         self.speed = speed
     }
 
-    /// The mean of the fixes since the anchor was set, `nil` before any.
+    /// The mean of the fixes since the mean (re)started, `nil` before any.
     var mean: Point2? {
         let i = information
         let det = i[0] * i[2] - i[1] * i[1]
@@ -212,12 +228,25 @@ struct StillAverage: Sendable {
         since = time
         information = SIMD3(repeating: 0)
         sum = SIMD2(repeating: 0)
+        last = time
+        evidence = 0
     }
 
-    /// Moves the anchor to the track's `position` when it has left `step` of it.
+    /// Ages the sums to `time`, runs the change test on the track's `position` and restarts the
+    /// mean there when the track has left `step` of the anchor or the test fires.
     mutating func follow(_ position: SIMD2<Double>, time: Double) {
         let d = position - anchor
-        if !((d * d).sum() <= step * step) { restart(at: position, time: time) }
+        guard (d * d).sum() <= step * step else { restart(at: position, time: time); return }
+        let dt = time - last
+        guard dt > 0 else { return }
+        last = time
+        let keep = dt.isFinite ? Elementary.exp(-dt / memory) : 0
+        information *= keep
+        sum *= keep
+        guard let m = mean else { evidence = 0; return }
+        let e = position - SIMD2(m.x, m.y)
+        evidence = max(0, evidence + ((e * e).sum().squareRoot() - away) * dt)
+        if evidence >= alarm { restart(at: position, time: time) }
     }
 
     mutating func add(_ fix: Point3, noise r: (xx: Double, xy: Double, yy: Double)) {
