@@ -64,34 +64,186 @@ extension Batch {
 extension BatchReading {
     /// The reading as edges write it (`Reading.encode`: compact, keys in its order, plain
     /// ASCII id and address, every field valid), read without walking keys; anything else
-    /// rewinds and returns nil for `decode`, so both paths give the same answers.
+    /// returns nil with the scanner where it was, for `decode`, so both paths give the same
+    /// answers (the fast path only takes what it reads exactly as `decode` would).
     @inline(__always)
     static func decodeCanonical(_ s: inout JSONScanner) -> BatchReading? {
-        let start = s.offset
-        guard let r = canonical(&s) else { s.rewind(to: start); return nil }
+        guard let base = s.bytes.baseAddress, let (r, end) = canonical(base, s.offset, s.bytes.count) else { return nil }
+        s.rewind(to: end)
         return r
     }
 
-    private static func canonical(_ s: inout JSONScanner) -> BatchReading? {
-        // Plain ASCII strings and short integers only (`plainString`, `smallInteger`): the
-        // id's bytes are then the id, and anything else is left to `decode`.
-        guard s.consumeExactly("{\"id\":"), let id = s.plainString(), id.count > 0, id.count <= Reading.maxIdBytes else { return nil }
-        if s.consumeExactly(",\"mac\":") {
-            guard s.plainString() != nil else { return nil }
+    /// The canonical reading at `start` of the `count` bytes at `p` and the offset after it,
+    /// or nil. One pass with a local index over raw memory: each key and its punctuation is
+    /// one compare of an eight-byte word (`CanonicalWords`), strings end at the first flagged
+    /// byte of their word (`JSONScanner.stringEnds`), numbers are read digit by digit into the
+    /// same mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
+    /// bytes of 0x80 or above, whitespace, other key orders or keys, `null`, exponents, long
+    /// numbers, values out of range, the end of the buffer near) gives up.
+    static func canonical(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (BatchReading, Int)? {
+        typealias W = CanonicalWords
+        var i = start
+        // `{"id":"` (seven bytes: the word's last byte is the id's first).
+        guard i + 8 <= count, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
+        let idStart = i + 7
+        guard let idEnd = plainEnd(p, idStart, count) else { return nil }
+        let idCount = idEnd - idStart
+        guard idCount > 0, idCount <= Reading.maxIdBytes else { return nil }
+        i = idEnd + 1
+        guard i + 8 <= count else { return nil }
+        var w = word(p, i)
+        if w == W.mac {
+            guard let macEnd = plainEnd(p, i + 8, count) else { return nil }
+            i = macEnd + 1
+            guard i + 8 <= count else { return nil }
+            w = word(p, i)
         }
-        guard s.consumeExactly(",\"rssi\":"), let rssi = s.smallInteger(), Batch.rssiRange.contains(Int64(rssi)) else { return nil }
+        guard w == W.rssi, let (rssi, afterRssi) = smallInteger(p, i + 8, count) else { return nil }
+        i = afterRssi
+        // At the comma after the RSSI: `,"tx":` or `,"t":`.
+        guard i + 8 <= count else { return nil }
+        w = word(p, i)
         var tx = noTx
-        if s.consumeExactly(",\"tx\":") {
-            guard let v = s.smallInteger(), (-127...20).contains(v) else { return nil }
-            tx = Int16(v)
+        if w & 0x0000_FFFF_FFFF_FFFF == W.tx {
+            guard let (v, after) = smallInteger(p, i + 6, count) else { return nil }
+            tx = v
+            i = after
+            guard i + 8 <= count else { return nil }
+            w = word(p, i)
         }
-        guard s.consumeExactly(",\"t\":"), let t = try? s.double(), t.isFinite, t > 0,
-              s.consumeExactly(",\"kind\":"), let raw = s.plainString(), let kind = ReadingKind(rawBytes: raw),
-              s.consumeExactly("}") else { return nil }
-        return BatchReading(idStart: Int32(id.baseAddress! - s.bytes.baseAddress!), idCount: Int32(id.count), idIsPlain: true,
-                            rssi: Int16(rssi), tx: tx, t: t, kind: kind)
+        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count) else { return nil }
+        i = afterT
+        // `,"kind":"` (nine bytes).
+        guard i + 9 <= count, word(p, i) == W.kind, p.load(fromByteOffset: i + 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+        i += 9
+        let kind: ReadingKind
+        if i + 8 <= count, word(p, i) == W.ibeacon {
+            kind = .ibeacon
+            i += 8
+        } else {
+            guard let kindEnd = plainEnd(p, i, count),
+                  let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd - i)) else { return nil }
+            kind = k
+            i = kindEnd + 1
+        }
+        guard i < count, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "}") else { return nil }
+        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, rssi: rssi, tx: tx, t: t, kind: kind), i + 1)
     }
 
+    @inline(__always)
+    private static func word(_ p: UnsafeRawPointer, _ i: Int) -> UInt64 {
+        UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+    }
+
+    /// The offset of the closing quote of the plain string (ASCII, no escape, no control
+    /// character) whose bytes start at `i`, or nil (as `JSONScanner.plainString`).
+    @inline(__always)
+    private static func plainEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
+        var i = start
+        while i + 8 <= count {
+            let w = word(p, i)
+            let ends = (JSONScanner.stringEnds(w) | w) & 0x8080_8080_8080_8080
+            if ends != 0 {
+                let j = i + ends.trailingZeroBitCount >> 3
+                return p.load(fromByteOffset: j, as: UInt8.self) == UInt8(ascii: "\"") ? j : nil
+            }
+            i += 8
+        }
+        while i < count {
+            let c = p.load(fromByteOffset: i, as: UInt8.self)
+            if c == UInt8(ascii: "\"") { return i }
+            if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
+            i += 1
+        }
+        return nil
+    }
+
+    /// An RSSI or a measured power: `-` and one to three digits, or one to three digits, in
+    /// -127...20 and followed by a comma (the offset returned is the comma's); otherwise nil.
+    /// The bytes are read from one word.
+    @inline(__always)
+    private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Int16, Int)? {
+        guard start + 8 <= count else { return nil }
+        var w = word(p, start)
+        let negative = w & 0xFF == UInt64(UInt8(ascii: "-"))
+        if negative { w >>= 8 }
+        let d0 = (w & 0xFF) &- 0x30, d1 = (w >> 8 & 0xFF) &- 0x30, d2 = (w >> 16 & 0xFF) &- 0x30
+        guard d0 <= 9 else { return nil }
+        var value = d0, digits: UInt64 = 1
+        if d1 <= 9 {
+            value = value &* 10 &+ d1; digits = 2
+            if d2 <= 9 { value = value &* 10 &+ d2; digits = 3 }
+        }
+        guard w >> (8 &* digits) & 0xFF == UInt64(UInt8(ascii: ",")), value <= (negative ? 127 : 20) else { return nil }
+        let v = Int16(truncatingIfNeeded: value)
+        return (negative ? -v : v, start + Int(digits) + (negative ? 1 : 0))
+    }
+
+    /// A reading's time: digits, optionally a point and digits, nineteen digits at most, no
+    /// sign or exponent, above zero and followed by a comma (the offset returned is the
+    /// comma's). The value is `JSONScanner.double()`'s for the same bytes: the same mantissa
+    /// (every digit, as it keeps up to nineteen) and exponent, scaled by the same function.
+    @inline(__always)
+    private static func time(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
+        var i = start
+        var mantissa: UInt64 = 0
+        var digits = 0, exponent = 0
+        if i + 16 <= count, let v = JSONScanner.eightDigits(word(p, i)) {
+            // Edges' times: ten digits, a point and three (`JSONWriter.time`), then the comma.
+            // The second word is `dd.ddd,"`: with its point, comma and quote made zeros its
+            // digits are `dd0ddd00`.
+            let w = word(p, i + 8)
+            if w & 0xFFFF_0000_00FF_0000 == 0x222C_0000_002E_0000,
+               let x = JSONScanner.eightDigits((w & 0x0000_FFFF_FF00_FFFF) | 0x3030_0000_0030_0000) {
+                let tail = x / 100   // `dd0ddd`
+                let m = v &* 100_000 &+ (tail / 10_000) &* 1000 &+ tail % 10_000
+                guard m > 0 else { return nil }
+                return (scaled(m, -3), i + 14)
+            }
+            mantissa = v; digits = 8; i += 8
+        }
+        while i < count {
+            let d = p.load(fromByteOffset: i, as: UInt8.self) &- 0x30
+            guard d <= 9 else { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            digits += 1; i += 1
+        }
+        guard digits > 0, i < count else { return nil }
+        if p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ".") {
+            i += 1
+            while i < count {
+                let d = p.load(fromByteOffset: i, as: UInt8.self) &- 0x30
+                guard d <= 9 else { break }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                digits += 1; exponent -= 1; i += 1
+            }
+            guard exponent < 0, i < count else { return nil }
+        }
+        guard digits <= 19, mantissa > 0, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ",") else { return nil }
+        return (scaled(mantissa, exponent), i)
+    }
+}
+
+/// The canonical reading's fixed bytes as little-endian words (`BatchReading.canonical`;
+/// `JSONScannerFastPathTests` checks them against their text).
+enum CanonicalWords {
+    /// `{"id":"` (seven bytes)
+    static let openId: UInt64 = 0x0022_3A22_6469_227B
+    /// `,"mac":"`
+    static let mac: UInt64 = 0x223A_2263_616D_222C
+    /// `,"rssi":`
+    static let rssi: UInt64 = 0x3A22_6973_7372_222C
+    /// `,"tx":` (six bytes)
+    static let tx: UInt64 = 0x0000_3A22_7874_222C
+    /// `,"t":` (five bytes)
+    static let t: UInt64 = 0x0000_003A_2274_222C
+    /// `,"kind":`
+    static let kind: UInt64 = 0x3A22_646E_696B_222C
+    /// `ibeacon"`
+    static let ibeacon: UInt64 = 0x226E_6F63_6165_6269
+}
+
+extension BatchReading {
     /// As `Reading.decode`: `nil` for well-formed JSON that is not a valid reading.
     static func decode(_ s: inout JSONScanner) throws(JSONError) -> BatchReading? {
         var idStart = 0, idCount = -1, idIsPlain = true, idValid = true

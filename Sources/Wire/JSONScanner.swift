@@ -74,6 +74,7 @@ public struct JSONScanner {
     /// Iterates an object's keys: calls `body` with the scanner positioned at each value,
     /// which `body` must consume. The key is passed as raw bytes (no allocation) when it
     /// has no escapes.
+    @inline(__always)
     public mutating func object(_ body: (inout JSONScanner, UnsafeRawBufferPointer) throws(JSONError) -> Void) throws(JSONError) {
         try expect(UInt8(ascii: "{"))
         if consume(UInt8(ascii: "}")) { return }
@@ -287,7 +288,12 @@ public struct JSONScanner {
     /// any of them is not a digit.
     @inline(__always)
     private func eightDigits(at i: Int) -> UInt64? {
-        let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        Self.eightDigits(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+    }
+
+    /// The value of the eight ASCII digits of the little-endian word `w`, or nil.
+    @inline(__always)
+    static func eightDigits(_ w: UInt64) -> UInt64? {
         guard (w & 0xF0F0_F0F0_F0F0_F0F0) | (((w &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4) == 0x3333_3333_3333_3333 else { return nil }
         // (Swift's shifts bind tighter than its products.)
         var v = ((w & 0x0F0F_0F0F_0F0F_0F0F) &* 2561) >> 8
@@ -365,15 +371,45 @@ private func hexValue(_ raw: UnsafeRawBufferPointer, _ start: Int, _ count: Int)
     return v
 }
 
-private let powersOf10: [Double] = (0...22).map { n in (0..<n).reduce(1.0) { r, _ in r * 10 } }
+/// 10^n for n in 0...22, each exact in a Double (a table in the binary, where a global array
+/// cost a `swift_once` check and a call at every number).
+@inline(__always)
+private func exactPowerOf10(_ n: Int) -> Double {
+    switch n {
+    case 0: 1e0
+    case 1: 1e1
+    case 2: 1e2
+    case 3: 1e3
+    case 4: 1e4
+    case 5: 1e5
+    case 6: 1e6
+    case 7: 1e7
+    case 8: 1e8
+    case 9: 1e9
+    case 10: 1e10
+    case 11: 1e11
+    case 12: 1e12
+    case 13: 1e13
+    case 14: 1e14
+    case 15: 1e15
+    case 16: 1e16
+    case 17: 1e17
+    case 18: 1e18
+    case 19: 1e19
+    case 20: 1e20
+    case 21: 1e21
+    default: 1e22
+    }
+}
 
 /// mantissa × 10^e. Dividing by an exact power of ten (|e| ≤ 22) rounds correctly, so
 /// `0.250` and `-67` come out exactly as written.
-private func scaled(_ mantissa: UInt64, _ e: Int) -> Double {
+@inline(__always)
+func scaled(_ mantissa: UInt64, _ e: Int) -> Double {
     let m = Double(mantissa)
     if e == 0 { return m }
-    if e > 0 && e <= 22 { return m * powersOf10[e] }
-    if e < 0 && e >= -22 { return m / powersOf10[-e] }
+    if e > 0 && e <= 22 { return m * exactPowerOf10(e) }
+    if e < 0 && e >= -22 { return m / exactPowerOf10(-e) }
     var result = 1.0, base = 10.0, n = abs(e)
     while n > 0 { if n & 1 == 1 { result *= base }; base *= base; n >>= 1 }
     return e < 0 ? m / result : m * result

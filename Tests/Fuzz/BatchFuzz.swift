@@ -8,7 +8,20 @@
 public func fuzzBatch(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let payload = UnsafeRawBufferPointer(start: data, count: size)
     var bad = 0
-    guard let batch = try? Batch.decode(payload, badReadings: &bad) else { return 0 }
+    let decoded = Result { () throws(PayloadError) -> Batch in try Batch.decode(payload, badReadings: &bad) }
+    // The aggregator's path (`decodeRaw`, with its fast path for readings as edges write
+    // them) agrees with `decode`: the same refusal, counts and readings (less the address).
+    var rawBad = 0
+    var raw: [BatchReading] = []
+    switch (decoded, Result { () throws(PayloadError) -> BatchHeader in try Batch.decodeRaw(payload, into: &raw, badReadings: &rawBad) }) {
+    case (.failure(let a), .failure(let b)): oracle(a.reason == b.reason, "decodeRaw refused as \(b.reason), decode as \(a.reason)")
+    case (.success(let batch), .success(let header)):
+        oracle(header == BatchHeader(node: batch.node, seq: batch.seq, t: batch.t) && rawBad == bad, "decodeRaw's header or bad count differs")
+        oracle(raw.map { $0.reading(in: payload) } == batch.readings.map { Reading(id: $0.id, rssi: $0.rssi, tx: $0.tx, t: $0.t, kind: $0.kind) },
+               "decodeRaw's readings differ")
+    default: oracle(false, "decodeRaw and decode disagree on accepting the batch")
+    }
+    guard case .success(let batch) = decoded else { return 0 }
     oracle(batch.readings.count <= Batch.maxReadings && batch.t.isFinite && batch.t > 0, "batch accepted: \(batch.t)")
     for r in batch.readings {
         oracle(!r.id.isEmpty && r.id.utf8.count <= Reading.maxIdBytes, "id accepted: \(r.id)")
