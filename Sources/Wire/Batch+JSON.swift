@@ -27,6 +27,11 @@ extension Batch {
     /// RSSI outside this range (dBm) is absurd; 127 means "not available" in HCI.
     public static let rssiRange: ClosedRange<Int64> = -127...20
 
+    /// A time (Unix seconds) is finite and stays positive at the millisecond precision it is
+    /// written with (SPEC §2): a batch accepted here is one its own encoding would not refuse.
+    @inline(__always)
+    public static func isTime(_ t: Double) -> Bool { t.isFinite && (t * 1000).rounded() >= 1 }
+
     /// Decodes a SPEC §2 batch. A malformed document throws; a single bad reading is left
     /// out and counted in `badReadings`, so one bad reading never costs the others.
     public static func decode(_ bytes: UnsafeRawBufferPointer, badReadings: inout Int) throws(PayloadError) -> Batch {
@@ -76,7 +81,7 @@ extension Batch {
         guard version == Int64(Batch.version) else { throw PayloadError(.version, "batch version \(version)") }
         guard let node, !node.isEmpty else { throw PayloadError(.malformed, "missing \"node\"") }
         guard let seq, seq >= 0 else { throw PayloadError(.malformed, "missing or negative \"seq\"") }
-        guard let t, t.isFinite, t > 0 else { throw PayloadError(.malformed, "missing or bad \"t\"") }
+        guard let t, isTime(t) else { throw PayloadError(.malformed, "missing or bad \"t\"") }
         badReadings += skipped
         return BatchHeader(node: node, seq: UInt64(seq), t: t)
     }
@@ -127,7 +132,7 @@ extension Reading {
             else { try s.skipValue() }
         }
         guard valid, let id, !id.isEmpty, id.utf8.count <= maxIdBytes, let rssi, Batch.rssiRange.contains(rssi),
-              let t, t.isFinite, t > 0, let kind else { return nil }
+              let t, Batch.isTime(t), let kind else { return nil }
         if let tx, !(-127...20).contains(tx) { return nil }
         return Reading(id: id, mac: mac, rssi: Int(rssi), tx: tx.map(Int.init), t: t, kind: kind)
     }

@@ -111,7 +111,7 @@ extension BatchReading {
             guard i + 8 <= count else { return nil }
             w = word(p, i)
         }
-        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count) else { return nil }
+        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count), Batch.isTime(t) else { return nil }
         i = afterT
         // `,"kind":"` (nine bytes).
         guard i + 9 <= count, word(p, i) == W.kind, p.load(fromByteOffset: i + 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
@@ -287,7 +287,7 @@ extension BatchReading {
             else { try s.skipValue() }
         }
         guard valid, idValid, idCount > 0, let rssi, Batch.rssiRange.contains(rssi),
-              let t, t.isFinite, t > 0, let kind else { return nil }
+              let t, Batch.isTime(t), let kind else { return nil }
         if idIsPlain && idCount > Reading.maxIdBytes { return nil }
         if let tx, !(-127...20).contains(tx) { return nil }
         return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, rssi: Int16(rssi),

@@ -40,3 +40,30 @@ func aNodeTopicNamesItsNodeWhateverTheNameStartsWith(_ node: String) {
     #expect(topics.parseNodeTopic(topics.nodeReadings(node))?.node == node)
     #expect(topics.parseNodeTopic(topics.nodeStatus(node))?.leaf == "status")
 }
+
+/// fuzz target "batch": a batch timed `.0000001` s was accepted, but its own encoding (times
+/// are written to the millisecond) says `0.000`, which decoding refuses. A time is now refused
+/// unless it stays positive at that precision, in the header and in a reading, on both paths.
+@Test(arguments: [(0.0000001, false), (0.0004, false), (0.0005, true), (0.001, true), (1764410000.25, true)])
+func aTimeIsAcceptedOnlyIfItsEncodingIsToo(_ t: Double, accepted: Bool) throws {
+    let header = #"{"v":1,"node":"n","seq":1,"t":\#(t),"readings":[]}"#
+    var bad = 0
+    let decodedHeader = try? Batch.decode(Array(header.utf8), badReadings: &bad)
+    #expect((decodedHeader != nil) == accepted)
+    if let batch = decodedHeader {
+        var w = JSONWriter()
+        batch.encode(into: &w)
+        #expect((try? Batch.decode(w.bytes, badReadings: &bad)) != nil)
+    }
+    let reading = #"{"v":1,"node":"n","seq":1,"t":1764410000.25,"readings":[{"id":"mac:c2:3a:6b:01:02:03","rssi":-60,"t":\#(t),"kind":"mac"}]}"#
+    bad = 0
+    let batch = try Batch.decode(Array(reading.utf8), badReadings: &bad)
+    #expect(batch.readings.count == (accepted ? 1 : 0) && bad == (accepted ? 0 : 1))
+    var buffer: [BatchReading] = []
+    let rawCount = try Array(reading.utf8).withUnsafeBytes { payload throws(PayloadError) in
+        bad = 0
+        _ = try Batch.decodeRaw(payload, into: &buffer, badReadings: &bad)
+        return buffer.count
+    }
+    #expect(rawCount == (accepted ? 1 : 0) && bad == (accepted ? 0 : 1))
+}
