@@ -76,7 +76,7 @@ extension BatchReading {
     /// The canonical reading at `start` of the `count` bytes at `p` and the offset after it,
     /// or nil. One pass with a local index over raw memory: each key and its punctuation is
     /// one compare of an eight-byte word (`CanonicalWords`), strings end at the first flagged
-    /// byte of their word (`JSONScanner.stringEnds`), numbers are read digit by digit into the
+    /// byte of their word (`JSONScanner.plainStringEnd`), numbers are read digit by digit into the
     /// same mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
     /// bytes of 0x80 or above, whitespace, other key orders or keys, `null`, exponents, long
     /// numbers, values out of range, the end of the buffer near) gives up.
@@ -86,14 +86,14 @@ extension BatchReading {
         // `{"id":"` (seven bytes: the word's last byte is the id's first).
         guard i + 8 <= count, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
         let idStart = i + 7
-        guard let idEnd = plainEnd(p, idStart, count) else { return nil }
+        guard let idEnd = JSONScanner.plainStringEnd(p, idStart, count) else { return nil }
         let idCount = idEnd - idStart
         guard idCount > 0, idCount <= Reading.maxIdBytes else { return nil }
         i = idEnd + 1
         guard i + 8 <= count else { return nil }
         var w = word(p, i)
         if w == W.mac {
-            guard let macEnd = plainEnd(p, i + 8, count) else { return nil }
+            guard let macEnd = JSONScanner.plainStringEnd(p, i + 8, count) else { return nil }
             i = macEnd + 1
             guard i + 8 <= count else { return nil }
             w = word(p, i)
@@ -121,7 +121,7 @@ extension BatchReading {
             kind = .ibeacon
             i += 8
         } else {
-            guard let kindEnd = plainEnd(p, i, count),
+            guard let kindEnd = JSONScanner.plainStringEnd(p, i, count),
                   let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd - i)) else { return nil }
             kind = k
             i = kindEnd + 1
@@ -133,29 +133,6 @@ extension BatchReading {
     @inline(__always)
     private static func word(_ p: UnsafeRawPointer, _ i: Int) -> UInt64 {
         UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-    }
-
-    /// The offset of the closing quote of the plain string (ASCII, no escape, no control
-    /// character) whose bytes start at `i`, or nil (as `JSONScanner.plainString`).
-    @inline(__always)
-    private static func plainEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
-        var i = start
-        while i + 8 <= count {
-            let w = word(p, i)
-            let ends = (JSONScanner.stringEnds(w) | w) & 0x8080_8080_8080_8080
-            if ends != 0 {
-                let j = i + ends.trailingZeroBitCount >> 3
-                return p.load(fromByteOffset: j, as: UInt8.self) == UInt8(ascii: "\"") ? j : nil
-            }
-            i += 8
-        }
-        while i < count {
-            let c = p.load(fromByteOffset: i, as: UInt8.self)
-            if c == UInt8(ascii: "\"") { return i }
-            if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
-            i += 1
-        }
-        return nil
     }
 
     /// An RSSI or a measured power: `-` and one to three digits, or one to three digits, in

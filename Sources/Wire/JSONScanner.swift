@@ -134,33 +134,28 @@ public struct JSONScanner {
         throw error("unterminated string")
     }
 
-    /// A string's bytes between its quotes when they are plain ASCII (no escape, no byte of
-    /// 0x80 or above, no control character), read eight bytes at a time; otherwise `nil` with
-    /// the offset where it was (fast paths fall back to the full decoder, which decides).
-    mutating func plainString() -> UnsafeRawBufferPointer? {
-        let start = offset + 1
-        guard start <= bytes.count, offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
+    /// The offset of the closing quote of the plain string (ASCII, no escape, no byte of 0x80 or
+    /// above, no control character) whose bytes start at `start` of the `count` at `p`, read
+    /// eight bytes at a time; `nil` when the string is not plain (fast paths then fall back to
+    /// the full decoder, which decides).
+    @inline(__always)
+    static func plainStringEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
         var i = start
-        while i + 8 <= bytes.count {
-            let w = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+        while i + 8 <= count {
+            let w = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             // As in `rawString`, and a byte of 0x80 or above (its own high bit) ends it too.
-            let ends = (Self.stringEnds(w) | w) & 0x8080_8080_8080_8080
+            let ends = (stringEnds(w) | w) & 0x8080_8080_8080_8080
             if ends != 0 {
                 // The lowest flagged byte is a real end (`stringEnds`): the string ends there
                 // if it is the quote, and is not plain otherwise.
                 let j = i + ends.trailingZeroBitCount >> 3
-                guard bytes[j] == UInt8(ascii: "\"") else { return nil }
-                offset = j + 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<j])
+                return p.load(fromByteOffset: j, as: UInt8.self) == UInt8(ascii: "\"") ? j : nil
             }
             i += 8
         }
-        while i < bytes.count {
-            let c = bytes[i]
-            if c == UInt8(ascii: "\"") {
-                offset = i + 1
-                return UnsafeRawBufferPointer(rebasing: bytes[start..<i])
-            }
+        while i < count {
+            let c = p.load(fromByteOffset: i, as: UInt8.self)
+            if c == UInt8(ascii: "\"") { return i }
             if c == UInt8(ascii: "\\") || c < 0x20 || c >= 0x80 { return nil }
             i += 1
         }
