@@ -38,6 +38,21 @@ import Testing
         writer.close()
     }
 
+    /// "Wait as long as it takes" spelled as an infinite timeout waits; it used to trap
+    /// converting the deadline to a timespec.
+    @Test func anInfiniteTimeoutWaitsForTheCommit() throws {
+        let dir = TempDirectory()
+        let path = dir.file("forever.db")
+        let writer = TrackWriter(path: path, configuration: eagerConfiguration())
+        let ticket = try #require(writer.record(point("a", 100)).ticket)
+        #expect(writer.waitUntilCommitted(ticket, timeout: .infinity))
+        writer.record(point("a", 101, x: 1))
+        #expect(writer.flush(timeout: .infinity))
+        _ = writer.flush(timeout: .nan)  // no wait at all, and no trap
+        #expect(try count("track_points", in: path) == 2)
+        writer.close()
+    }
+
     /// Times are only checked for being finite: a stored time past what a millisecond count
     /// holds (a node's clock gone wild) is written out as a number, not a crash of the export.
     @Test func anOutOfRangeTimeFormatsWithoutTrapping() {
