@@ -36,6 +36,9 @@ final class Publisher: @unchecked Sendable {
     private var inflight: [Int32: Int] = [:]
     private var counts = Telemetry.Counts()
     private var batch: [Reading] = []
+    /// Readings in one batch at most: `batchMax`, cut by half each time the broker's packet
+    /// limit (MQTT 5) refuses a batch, and back to `batchMax` on every new connection.
+    private var batchLimit: Int
     private var writer = JSONWriter(capacity: 32 * 1024)
     private var timers: [DispatchSourceTimer] = []
     private var refusals: Set<String> = []
@@ -50,6 +53,7 @@ final class Publisher: @unchecked Sendable {
         statusTopic = topics.nodeStatus(config.node)
         incoming = Mutex(Incoming(readings: ReadingQueue(capacity: config.bufferMax)))
         batch.reserveCapacity(config.batchMax)
+        batchLimit = config.batchMax
         var options = config.mqtt
         options.will = Will(topic: statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         client = try MQTTClient(options, queue: queue) { [weak self] event in self?.handle(event) }
@@ -82,6 +86,7 @@ final class Publisher: @unchecked Sendable {
         case .connected:
             connected = true
             refusals.removeAll()
+            batchLimit = config.batchMax
             _ = try? client.publish(statusTopic, Array("online".utf8), qos: .atLeastOnce, retain: true)
             publishTelemetry()
             drain(partial: true)
@@ -110,21 +115,41 @@ final class Publisher: @unchecked Sendable {
         incoming.withLock { $0.drainScheduled = false }
         while connected && inflight.count < config.window {
             batch.removeAll(keepingCapacity: true)
+            let limit = batchLimit
             incoming.withLock { s in
                 guard s.readings.count >= batchMax || (partial && !s.readings.isEmpty) else { return }
-                s.readings.take(max: batchMax, into: &batch)
+                s.readings.take(max: limit, into: &batch)
             }
             guard !batch.isEmpty else { break }
-            guard send() else {
-                incoming.withLock { $0.readings.restore(batch) }
-                break
-            }
+            let outcome = send()
+            if outcome == .sent { continue }
+            if outcome == .tooLarge { shrink(); continue }
+            incoming.withLock { $0.readings.restore(batch) }
+            break
         }
         if let flushed, inflight.isEmpty, incoming.withLock({ $0.readings.isEmpty }) { flushed() }
     }
 
+    /// `batch` was refused as larger than the broker takes: the same batch would be refused
+    /// again, forever, so it goes back to wait for smaller ones; a single reading too large
+    /// on its own is dropped and counted.
+    private func shrink() {
+        guard batch.count > 1 else {
+            printError("whereabouts-edge: a reading of \(batch[0].id) is larger on its own than the broker takes; dropped")
+            counts.lost += 1
+            return
+        }
+        if batchLimit == config.batchMax {
+            printError("whereabouts-edge: the broker takes no batch of \(batch.count) readings (its maximum packet size); sending smaller ones")
+        }
+        batchLimit = batch.count / 2
+        incoming.withLock { $0.readings.restore(batch) }
+    }
+
+    private enum Sent { case sent, tooLarge, failed }
+
     /// Encodes `batch` with the next `seq` and hands it to libmosquitto.
-    private func send() -> Bool {
+    private func send() -> Sent {
         writer.reset()
         Batch(node: config.node, seq: seq + 1, t: unixTime(), readings: batch).encode(into: &writer)
         do {
@@ -132,10 +157,11 @@ final class Publisher: @unchecked Sendable {
             seq += 1
             inflight[mid] = batch.count
             counts.inflight += batch.count
-            return true
+            return .sent
         } catch {
+            if error.isTooLarge { return .tooLarge }
             if !error.isNotConnected { printError("whereabouts-edge: \(error)") }
-            return false
+            return .failed
         }
     }
 

@@ -1,3 +1,4 @@
+import BLE
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -70,18 +71,9 @@ struct HexPacketAssembler {
                 guard high == nil else { return false }
                 continue
             }
-            guard let v = hexValue(c) else { return false }
+            guard let v = Hex.nibble(c) else { return false }
             if let h = high { pending.append(h << 4 | v); high = nil } else { high = v }
         }
         return high == nil
-    }
-}
-
-private func hexValue(_ c: UInt8) -> UInt8? {
-    switch c {
-    case 0x30...0x39: c - 0x30
-    case 0x41...0x46: c - 0x41 + 10
-    case 0x61...0x66: c - 0x61 + 10
-    default: nil
     }
 }

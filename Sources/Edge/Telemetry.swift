@@ -8,7 +8,8 @@ struct Telemetry: Sendable {
         var published: UInt64 = 0
         /// Readings handed to libmosquitto and not yet confirmed.
         var inflight = 0
-        /// QoS 0 readings unconfirmed when a connection dropped.
+        /// QoS 0 readings unconfirmed when a connection dropped, and readings each too large
+        /// for the broker's packet limit on their own.
         var lost: UInt64 = 0
         /// Readings waiting in the queue (filled in when publishing telemetry).
         var waiting = 0

@@ -8,14 +8,12 @@ import Glibc
 // opaque pointer, copies what it needs and hands it to the client's queue at once: anything
 // slower would stall the network loop and keepalives.
 
-/// Runs `body` on the client behind `obj` without taking a reference to it. A reference held
-/// here could be the last one (the owner dropping the client meanwhile on another thread), and
-/// the client's deinit would then run on the network thread, inside libmosquitto's loop, which
-/// it cannot stop (`deinit` refuses it with a precondition).
+/// Runs `body` on the client's core behind `obj` without reference counting: the network
+/// thread, the only one in the loop, holds the core for as long as it runs.
 @inline(__always)
-private func withClient(_ obj: UnsafeMutableRawPointer?, _ body: (MQTTClient) -> Void) {
+private func withClient(_ obj: UnsafeMutableRawPointer?, _ body: (MQTTClientCore) -> Void) {
     guard let obj else { return }
-    Unmanaged<MQTTClient>.fromOpaque(obj)._withUnsafeGuaranteedRef(body)
+    Unmanaged<MQTTClientCore>.fromOpaque(obj)._withUnsafeGuaranteedRef(body)
 }
 
 func onConnect(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ rc: Int32) {

@@ -6,19 +6,22 @@ import Glibc
 
 // The client's network thread: libmosquitto's loop, the backoff between attempts, and the
 // stop that ends it.
-extension MQTTClient {
-    /// Creates the network thread. It is created and its id stored under the state lock, and
-    /// only while no stop is asked for: a `disconnect()` either comes first (no thread starts)
-    /// or finds the id to join. The thread's first look at `stop` waits for that lock.
+extension MQTTClientCore {
+    /// Creates the network thread (`start()` holds `lifecycle`, so no `disconnect()` comes
+    /// between the first attempt's socket and the thread that owns it). The id is stored under
+    /// the state lock: the thread's first look at `stop` waits for it.
     func startNetwork(first rc: Int32, errorText: String?) throws(MQTTError) {
-        let context = NetworkStart(client: self, rc: rc, errorText: errorText)
+        let context = NetworkStart(core: self, rc: rc, errorText: errorText)
         let created: Int32? = state.withLock { s in
             guard s.looping, s.stop == nil else { return nil }
             var id = pthread_t()
             let created = pthread_create(&id, nil, { raw in
                 guard let raw else { return nil }
+                // The thread's reference to the core goes with `start`, when the loop is left:
+                // the core's deinit, if this was the last, frees the handle here, not under it.
                 let start = Unmanaged<NetworkStart>.fromOpaque(raw).takeRetainedValue()
-                start.client._withUnsafeGuaranteedRef { $0.runNetwork(first: start.rc, errorText: start.errorText) }
+                start.core.runNetwork(first: start.rc, errorText: start.errorText)
+                start.core.networkEnded()
                 return nil
             }, Unmanaged.passRetained(context).toOpaque())
             if created == 0 { s.thread = id }
@@ -49,12 +52,21 @@ extension MQTTClient {
                 continue
             }
             let delay = attemptFailed(rc, errorText: errorText)
-            guard sleepUnlessStopped(delay) else { return }
-            captureErrors(true)
-            // Blocks on the host name lookup: a stop asked for meanwhile waits for it.
-            rc = mosquitto_reconnect_async(handle)
+            guard sleepUnlessStopped(delay), let attempt = reconnectUnlessStopped() else { return }
+            (rc, errorText) = attempt
+        }
+    }
+
+    /// Starts another attempt, under `lifecycle` and only while no stop is asked for: a
+    /// `disconnect()` either comes first (no socket is opened) or after, when its DISCONNECT
+    /// finds the new socket. Blocks on the host name lookup: a stop asked for meanwhile waits.
+    private func reconnectUnlessStopped() -> (rc: Int32, errorText: String?)? {
+        captureErrors(true)
+        return lifecycle.withLock { _ in
+            guard state.withLock({ $0.stop }) == nil else { return nil }
+            let rc = mosquitto_reconnect_async(handle)
             let error = errno
-            errorText = rc == errnoCode ? errnoText(error) : nil
+            return (rc, rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? errnoText(error) : nil)
         }
     }
 
@@ -113,27 +125,44 @@ extension MQTTClient {
     }
 
     /// Ends the network thread and waits for it. A stop already asked for keeps its deadline;
-    /// `graceful: false` cuts it short.
+    /// `graceful: false` cuts it short. Asked on the network thread itself (the client dropped
+    /// or disconnected inside `prepare`), the thread cannot be joined: it is detached, and it
+    /// ends once the callback returns and the loop with it.
     func stopNetwork(graceful: Bool) {
-        let thread = state.withLock { s in
+        let (thread, join) = state.withLock { s -> (pthread_t?, Bool) in
             s.stop = (graceful && s.stop?.graceful != false, s.stop?.deadline ?? monotonicSeconds() + 2)
-            return s.thread
+            guard let thread = s.thread, !s.detached else { return (nil, false) }
+            if pthread_equal(thread, pthread_self()) != 0 { s.detached = true }
+            return (thread, !s.detached)
         }
         wake.signal()
         guard let thread else { return }
+        guard join else {
+            pthread_detach(thread)
+            return
+        }
         pthread_join(thread, nil)
         state.withLock { $0.thread = nil }
     }
+
+    /// The network thread's last step: a detached thread is nobody's to join, so it clears its
+    /// id itself, and only then may `start()` run another.
+    fileprivate func networkEnded() {
+        state.withLock { s in
+            guard s.detached else { return }
+            s.thread = nil
+            s.detached = false
+        }
+    }
 }
 
-/// What the network thread starts with. The client is not retained, not even while the thread
-/// runs in it: dropping the client's last reference must end the thread (`deinit` does so
-/// before the client goes, so the reference never dangles).
+/// What the network thread starts with, the core among it: the thread holds the core until it
+/// ends. The client, which owns the core and stops the thread when it goes, is not held.
 private final class NetworkStart {
-    let client: Unmanaged<MQTTClient>
+    let core: MQTTClientCore
     let rc: Int32, errorText: String?
-    init(client: MQTTClient, rc: Int32, errorText: String?) {
-        (self.client, self.rc, self.errorText) = (Unmanaged.passUnretained(client), rc, errorText)
+    init(core: MQTTClientCore, rc: Int32, errorText: String?) {
+        (self.core, self.rc, self.errorText) = (core, rc, errorText)
     }
 }
 

@@ -25,6 +25,10 @@ public struct MQTTError: Error, Equatable, CustomStringConvertible {
         code == Int32(MOSQ_ERR_NO_CONN.rawValue) || code == Int32(MOSQ_ERR_CONN_LOST.rawValue)
     }
 
+    /// Whether the packet is larger than the broker takes (the maximum packet size of its
+    /// MQTT 5 CONNACK): the same payload will never go; a smaller one may.
+    public var isTooLarge: Bool { code == Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue) }
+
     static func invalid(_ operation: String, _ message: String) -> MQTTError {
         MQTTError(code: 0, operation: operation, message: message)
     }

@@ -3,6 +3,10 @@
 /// The standard library has none of them without Glibc or Foundation, which this module does
 /// not import. Being our own code also makes the simulation bit-for-bit the same on every
 /// platform, whatever its libm. Accurate to a few ulps over the ranges the channel model uses.
+///
+/// Positioning keeps its own copy on purpose: its series are summed differently (Horner), so
+/// the two disagree in the last bits; sharing one would change the simulated readings, and
+/// with them the figures of `whereabouts accuracy`.
 enum Elementary {
     static let ln2 = 0.6931471805599453
     static let ln10 = 2.302585092994046

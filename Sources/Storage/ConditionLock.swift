@@ -43,6 +43,9 @@ final class ConditionLock: @unchecked Sendable {
     func broadcastCommit() { pthread_cond_broadcast(done) }
 
     private func wait(_ condition: UnsafeMutablePointer<pthread_cond_t>, until deadline: Double) {
+        // A deadline no timespec holds (an infinite timeout: "wait as long as it takes") waits
+        // 30 million years; a NaN one not at all. Converting either to Int traps.
+        let deadline = deadline.isNaN ? 0 : min(max(deadline, 0), 1e15)
         let whole = deadline.rounded(.down)
         var spec = timespec(tv_sec: Int(whole), tv_nsec: Int((deadline - whole) * 1e9))
         pthread_cond_timedwait(condition, mutex, &spec)

@@ -25,9 +25,12 @@ enum ISO8601 {
         return local - Double(offset)
     }
 
-    /// `2025-11-29T10:00:00.250Z` for Unix seconds, to the millisecond.
+    /// `2025-11-29T10:00:00.250Z` for Unix seconds, to the millisecond; a time no count of
+    /// milliseconds holds (NaN, infinite, or beyond ±292 million years) as its number.
     static func format(_ t: Double) -> String {
-        let millis = Int64((t * 1000).rounded())
+        let scaled = (t * 1000).rounded()
+        guard scaled.magnitude < 9e18 else { return "\(t)" }
+        let millis = Int64(scaled)
         let (days, dayMillis) = millis.quotientAndRemainder(dividingBy: 86_400_000)
         let (d, ms) = dayMillis < 0 ? (days - 1, dayMillis + 86_400_000) : (days, dayMillis)
         let (year, month, day) = civilFromDays(d)

@@ -147,6 +147,20 @@ enum Write: Sendable {
         }
     }
 
+    /// Every time, coordinate and confidence is a finite number: a NaN would reach SQLite as
+    /// NULL and fail its NOT NULL column, and with it the batch; an infinity would be stored,
+    /// then break every reader that turns times into dates.
+    var isStorable: Bool {
+        switch self {
+        case .point(let p), .trackedPoint(_, let p):
+            p.t.isFinite && p.x.isFinite && p.y.isFinite && p.z.isFinite && p.confidence.isFinite
+        case .visitOpened(let v), .visitClosed(let v): v.enter.isFinite && v.exit?.isFinite != false
+        case .deviceSeen(_, _, let t): t.isFinite
+        case .health(let h): h.t.isFinite
+        case .reading(let r): r.t.isFinite
+        }
+    }
+
     /// Events are the durable record of what was published: committed at once.
     var isEvent: Bool {
         switch self {

@@ -47,6 +47,8 @@ public struct WriterStatistics: Sendable, Equatable {
     public var thinned: UInt64 = 0
     /// Writes refused because the queue was full.
     public var droppedFull: UInt64 = 0
+    /// Writes refused because a time, coordinate or confidence was NaN or infinite.
+    public var invalid: UInt64 = 0
     /// Commits that failed (each is retried).
     public var writeErrors: UInt64 = 0
     public var commits: UInt64 = 0
@@ -76,6 +78,10 @@ public enum WriteOutcome: Sendable, Equatable {
     case droppedFull
     /// Refused: the writer is closed.
     case closed
+    /// Refused: a time, coordinate or confidence that is not a finite number (counted in
+    /// `invalid`). SQLite would store a NaN as NULL, which those columns refuse, failing the
+    /// whole batch it came in on every retry.
+    case invalid
 
     public var ticket: UInt64? {
         if case .queued(let ticket) = self { return ticket }
@@ -135,11 +141,14 @@ final class WriterState: @unchecked Sendable {
     /// lock (the handle is the caller's); only a kept point takes the lock. The point is
     /// remembered for thinning only once it is queued, as with `record(_: TrackPoint)`.
     func enqueue(_ point: TrackPoint, of device: TrackedDevice) -> WriteOutcome {
+        let write = Write.trackedPoint(device, point)
+        // Refused before thinning, so an invalid point is counted as one, never as thinned.
+        guard write.isStorable else { return enqueue(write) }
         guard thinning.admits(point, after: device.lastWritten) else {
             thinnedOutside.add(1, ordering: .relaxed)
             return .thinned
         }
-        let outcome = enqueue(.trackedPoint(device, point))
+        let outcome = enqueue(write)
         if outcome.ticket != nil { device.lastWritten = ThinningRule.Written(point) }
         return outcome
     }
@@ -148,6 +157,10 @@ final class WriterState: @unchecked Sendable {
     func enqueue(_ write: Write) -> WriteOutcome {
         lock.withLock {
             guard !stopping else { return .closed }
+            guard write.isStorable else {
+                stats.invalid += 1
+                return .invalid
+            }
             let limit = write.isEvent ? capacity + eventReserve : capacity
             guard incoming.count + inFlight < limit else {
                 stats.droppedFull += 1

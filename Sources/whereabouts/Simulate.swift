@@ -41,7 +41,7 @@ func runSimulate(_ arguments: [String]) -> Int32 {
         let all = decoded.problems + problems
         for problem in all where problem.severity == .warning { printError("\(scenarioPath):\(problem)") }
         guard let simulation = prepared, decoded.errors.isEmpty else {
-            throw ScenarioFileError(path: scenarioPath, problems: all.filter { $0.severity == .error }.sorted { $0.line < $1.line })
+            throw FileProblemsError(path: scenarioPath, problems: all.filter { $0.severity == .error }.sorted { $0.line < $1.line })
         }
         var output = try OutputDirectory(path: out, nodes: site.nodes.map { Simulation.captureFileName($0.name) })
         let summary = simulation.run(into: &output)
@@ -53,21 +53,15 @@ func runSimulate(_ arguments: [String]) -> Int32 {
     }
 }
 
-/// A scenario file with errors: each as `FILE:LINE: key: message`.
-struct ScenarioFileError: Error, CustomStringConvertible {
-    let path: String
-    let problems: [SiteProblem]
-    var description: String {
-        "\(path) has \(problems.count) error(s):\n" + problems.map { "\(path):\($0)" }.joined(separator: "\n")
-    }
-}
+/// A scenario file with errors, under the name `whereabouts accuracy` throws it by.
+typealias ScenarioFileError = FileProblemsError
 
 /// Reads, parses and decodes a scenario file; throws only when it cannot be read or parsed.
 func loadScenario(path: String) throws -> ScenarioDecoding {
     do {
         return Scenario.decode(try YAML.parse(contentsOf: path))
     } catch {
-        throw ScenarioFileError(path: path, problems: [SiteProblem(.error, line: error.line, key: "", message: error.message)])
+        throw FileProblemsError(path: path, problems: [SiteProblem(.error, line: error.line, key: "", message: error.message)])
     }
 }
 

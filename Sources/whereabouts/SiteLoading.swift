@@ -1,8 +1,9 @@
 import Wire
 import YAML
 
-/// A site file with errors: each problem as `FILE:LINE: key: message`, one per line.
-struct SiteFileError: Error, CustomStringConvertible {
+/// A site or scenario file with errors: each problem as `FILE:LINE: key: message`, one per
+/// line.
+struct FileProblemsError: Error, CustomStringConvertible {
     let path: String
     let problems: [SiteProblem]
     var description: String {
@@ -10,10 +11,10 @@ struct SiteFileError: Error, CustomStringConvertible {
     }
 }
 
-/// Reads, parses and decodes a site file; throws `SiteFileError` listing every error.
+/// Reads, parses and decodes a site file; throws `FileProblemsError` listing every error.
 /// Warnings do not stop a command; `whereabouts check-site` shows them.
 func loadSite(path: String) throws -> Site {
     let decoded = Site.load(path: path)
-    guard decoded.errors.isEmpty else { throw SiteFileError(path: path, problems: decoded.errors) }
+    guard decoded.errors.isEmpty else { throw FileProblemsError(path: path, problems: decoded.errors) }
     return decoded.site
 }

@@ -14,7 +14,8 @@ final class Broker: @unchecked Sendable {
 
     /// - Parameter persistent: keep sessions and queued messages across `stop()`/`start()`,
     ///   so a subscriber with a persistent session misses nothing published while it was away.
-    init(persistent: Bool = false) throws {
+    /// - Parameter settings: more lines for mosquitto.conf (`max_packet_size 3000`).
+    init(persistent: Bool = false, settings: [String] = []) throws {
         port = try freePort()
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("whereabouts-broker-\(getpid())-\(port)-\(UInt32.random(in: 0...UInt32.max))")
@@ -32,7 +33,7 @@ final class Broker: @unchecked Sendable {
             log_type error
             log_type warning
             log_type notice
-            """
+            """ + settings.map { "\n" + $0 }.joined()
         try config.write(to: configFile, atomically: true, encoding: .utf8)
         try start()
     }

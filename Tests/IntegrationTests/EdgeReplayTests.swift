@@ -43,6 +43,30 @@ struct EdgeReplayTests {
         #expect(last["buffered"] as? Int == 0)
     }
 
+    /// A broker that takes no packet over 3,000 bytes (MQTT 5 says so in its CONNACK): a
+    /// batch of 200 readings is refused by libmosquitto before it is sent. The edge used to
+    /// put it back and try the same batch again, forever, delivering nothing; it now cuts
+    /// its batches down until they fit.
+    @Test func batchesShrinkToTheBrokersPacketLimit() async throws {
+        let expected = try goldenReadings()
+        let broker = try Broker(settings: ["max_packet_size 3000"])
+        let topics = NodeTopics(node: "attic")
+        let collector = try Collector(broker: broker, filters: [topics.all])
+        try await collector.ready()
+        let edge = try EdgeProcess(["--node", "attic", "--broker", broker.url, "--protocol", "5", "--replay", capture,
+                                    "--speed", "0", "--qos", "1", "--flush-timeout", "20s"])
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
+        let (batches, redelivered) = try deliveredBatches(collector.messages, topic: topics.readings)
+        #expect(redelivered == 0)
+        #expect(batches.map(\.seq) == Array(1...max(batches.count, 1)))
+        let readings = batches.flatMap(\.readings)
+        #expect(readings.count == expected.count, "\(edge.stderr)")
+        #expect(sameReadings(readings, expected))
+        #expect(edge.stderr.components(separatedBy: "\n").filter { $0.contains("larger") || $0.contains("limit") }.count <= 1,
+                "\(edge.stderr)")
+    }
+
     @Test func brokerOutageMidReplayLosesNothingAndDuplicatesNothing() async throws {
         let expected = try goldenReadings()
         let broker = try Broker(persistent: true)

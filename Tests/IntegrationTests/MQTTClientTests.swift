@@ -136,6 +136,62 @@ struct MQTTClientTests {
         #expect(events.current.filter { $0 == .connected }.count == rounds)
     }
 
+    /// start() and disconnect() on two threads at once, round after round. Whichever comes
+    /// first, once a last disconnect() has returned no socket of this process may still be
+    /// connected to the broker: a disconnect() that landed while start() was opening the
+    /// socket used to leave it open, with no network thread to close it, until the next start.
+    @Test func racingStartAndDisconnectLeaveNoSocketOpen() async throws {
+        let broker = try Broker()
+        let client = try MQTTClient(MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "racer"),
+                                    queue: DispatchQueue(label: "racer")) { _ in }
+        var leaks: [Int] = []
+        for round in 0..<150 {
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                if i == 0 { try? client.start() } else { client.disconnect() }
+            }
+            client.disconnect()
+            if !socketsConnected(toPort: broker.port).isEmpty { leaks.append(round) }
+        }
+        #expect(leaks.isEmpty, "sockets left open after rounds \(leaks)")
+        #expect(client.connection == .idle)
+    }
+
+    /// The client's last reference dropped inside its own `prepare`, on its network thread:
+    /// it goes as it does anywhere else (no DISCONNECT, so the broker fires the will), instead
+    /// of stopping the process on a precondition.
+    @Test func releasedOnItsOwnNetworkThread() async throws {
+        let broker = try Broker()
+        let collector = try Collector(broker: broker, filters: ["node/status"])
+        try await collector.ready()
+        let holder = Shared<MQTTClient?>(nil)
+        weak let released = try Self.clientDroppedByItsPrepare(broker: broker, holder: holder)
+        #expect(await poll(timeout: 10) { holder.current?.connection == .connected })
+        #expect(await collector.wait { $0.contains { $0.topic == "node/status" } })
+        // The next message reaches `prepare`, which drops the only reference.
+        try collector.client.publish("drop/now", [1], qos: .atLeastOnce)
+        #expect(await poll(timeout: 10) { released == nil })
+        #expect(await collector.wait { $0.filter { $0.topic == "node/status" }.count == 2 })
+        #expect(collector.messages(on: "node/status").map { String(decoding: $0.payload, as: UTF8.self) } == ["online", "offline"])
+    }
+
+    /// A connected client whose only reference is in `holder`, which its `prepare` empties.
+    private static func clientDroppedByItsPrepare(broker: Broker, holder: Shared<MQTTClient?>) throws -> MQTTClient? {
+        var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "self-releasing")
+        options.will = Will(topic: "node/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        let client = try MQTTClient(options, queue: DispatchQueue(label: "self-releasing"), prepare: { topic, _ in
+            guard topic == "drop/now" else { return nil }
+            var taken: MQTTClient?
+            holder.update { swap(&taken, &$0) }
+            _ = taken  // the last reference goes here, on the network thread
+            return nil
+        }) { _ in }
+        holder.update { $0 = client }
+        try client.subscribe("drop/#", qos: .atLeastOnce)
+        try client.start()
+        try client.publish("node/status", Array("online".utf8), qos: .atLeastOnce, retain: true)
+        return client
+    }
+
     @Test func resubscribesAfterBrokerRestart() async throws {
         let broker = try Broker()
         let collector = try Collector(broker: broker, filters: ["r/#"])
@@ -167,5 +223,26 @@ struct MQTTClientTests {
         #expect(await poll(timeout: 5) { !events.current.isEmpty })
         #expect(events.current.first == .disconnected(code: 14, reason: "Connection refused"))
         #expect(throws: MQTTError.self) { try client.publish("x", [1], qos: .atMostOnce) }
+    }
+}
+
+/// The inodes of this process's TCP sockets connected (or connecting) to 127.0.0.1:`port`.
+/// Sockets closed by this process (TIME_WAIT and the like) are owned by no file descriptor.
+func socketsConnected(toPort port: Int) -> [String] {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    let owned = Set(fds.compactMap { fd -> String? in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"),
+              target.hasPrefix("socket:[") else { return nil }
+        return String(target.dropFirst(8).dropLast())
+    })
+    let rows = ["/proc/self/net/tcp", "/proc/self/net/tcp6"].flatMap { path in
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
+    }
+    return rows.compactMap { row in
+        let fields = row.split(separator: " ")
+        guard fields.count > 9, let remotePort = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+              remotePort == port else { return nil }
+        let inode = String(fields[9])
+        return owned.contains(inode) ? inode : nil
     }
 }
