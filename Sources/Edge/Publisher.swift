@@ -37,8 +37,17 @@ final class Publisher: @unchecked Sendable {
     private var counts = Telemetry.Counts()
     private var batch: [Reading] = []
     /// Readings in one batch at most: `batchMax`, cut by half each time the broker's packet
-    /// limit (MQTT 5) refuses a batch, and back to `batchMax` on every new connection.
+    /// limit (MQTT 5) refuses a batch; doubled again after `growAfter` batches sent in a row
+    /// (a refusal is libmosquitto's own, before anything is sent, so probing costs little),
+    /// and back to `batchMax` on every new connection and after a reading too large on its own
+    /// (which may have been all that made the batches too large).
     private var batchLimit: Int
+    private var sentAtLimit = 0
+    private static let growAfter = 32
+    /// Whether this connection's packet limit, and a reading too large on its own, were
+    /// reported (each once a connection: probing larger batches meets the limit again).
+    private var limitReported = false
+    private var oversizeReported = false
     private var writer = JSONWriter(capacity: 32 * 1024)
     private var timers: [DispatchSourceTimer] = []
     private var refusals: Set<String> = []
@@ -87,6 +96,9 @@ final class Publisher: @unchecked Sendable {
             connected = true
             refusals.removeAll()
             batchLimit = config.batchMax
+            sentAtLimit = 0
+            limitReported = false
+            oversizeReported = false
             _ = try? client.publish(statusTopic, Array("online".utf8), qos: .atLeastOnce, retain: true)
             publishTelemetry()
             drain(partial: true)
@@ -122,7 +134,7 @@ final class Publisher: @unchecked Sendable {
             }
             guard !batch.isEmpty else { break }
             let outcome = send()
-            if outcome == .sent { continue }
+            if outcome == .sent { grow(); continue }
             if outcome == .tooLarge { shrink(); continue }
             incoming.withLock { $0.readings.restore(batch) }
             break
@@ -134,16 +146,32 @@ final class Publisher: @unchecked Sendable {
     /// again, forever, so it goes back to wait for smaller ones; a single reading too large
     /// on its own is dropped and counted.
     private func shrink() {
+        sentAtLimit = 0
         guard batch.count > 1 else {
-            printError("whereabouts-edge: a reading of \(batch[0].id) is larger on its own than the broker takes; dropped")
+            if !oversizeReported {
+                oversizeReported = true
+                printError("whereabouts-edge: a reading of \(batch[0].id) is larger on its own than the broker takes (its maximum packet size); dropped, and any more are counted as lost in telemetry")
+            }
             counts.lost += 1
+            batchLimit = config.batchMax
             return
         }
-        if batchLimit == config.batchMax {
+        if !limitReported {
+            limitReported = true
             printError("whereabouts-edge: the broker takes no batch of \(batch.count) readings (its maximum packet size); sending smaller ones")
         }
         batchLimit = batch.count / 2
         incoming.withLock { $0.readings.restore(batch) }
+    }
+
+    /// After `growAfter` batches sent in a row below `batchMax`, tries batches twice as large.
+    private func grow() {
+        guard batchLimit < config.batchMax else { return }
+        sentAtLimit += 1
+        if sentAtLimit >= Self.growAfter {
+            sentAtLimit = 0
+            batchLimit = min(config.batchMax, batchLimit * 2)
+        }
     }
 
     private enum Sent { case sent, tooLarge, failed }

@@ -63,7 +63,7 @@ struct EdgeReplayTests {
         let readings = batches.flatMap(\.readings)
         #expect(readings.count == expected.count, "\(edge.stderr)")
         #expect(sameReadings(readings, expected))
-        #expect(edge.stderr.components(separatedBy: "\n").filter { $0.contains("larger") || $0.contains("limit") }.count <= 1,
+        #expect(edge.stderr.components(separatedBy: "\n").filter { $0.contains("maximum packet size") }.count <= 1,
                 "\(edge.stderr)")
     }
 

@@ -40,7 +40,7 @@ import Testing
 
     /// "Wait as long as it takes" spelled as an infinite timeout waits; it used to trap
     /// converting the deadline to a timespec.
-    @Test func anInfiniteTimeoutWaitsForTheCommit() throws {
+    @Test(.timeLimit(.minutes(1))) func anInfiniteTimeoutWaitsForTheCommit() throws {
         let dir = TempDirectory()
         let path = dir.file("forever.db")
         let writer = TrackWriter(path: path, configuration: eagerConfiguration())
