@@ -67,7 +67,7 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("tls.ca", "FILE", "CA certificate that signs the broker's (mqtts://)."),
         EdgeSetting("tls.cert", "FILE", "Client certificate (mqtts://)."),
         EdgeSetting("tls.key", "FILE", "Client key (mqtts://)."),
-        EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version.", default: "3.1.1"),
+        EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version. With 5 the broker states its maximum packet size and batches are cut to fit it; with 3.1.1 a broker with such a limit drops the connection on a batch over it (keep batch_max small enough there).", default: "3.1.1"),
         EdgeSetting("keepalive", "SECONDS", "MQTT keepalive; the broker declares the node offline after 1.5 times this.", default: "30"),
         EdgeSetting("reconnect_max", "DURATION", "Longest wait between reconnect attempts (they start at 1 s and double).", default: "60s"),
         EdgeSetting("client_id", "ID", "MQTT client id.", default: "whereabouts-edge-<node>"),
