@@ -450,7 +450,7 @@ let accuracyPreamble = """
       (the simulator opens 0.9 m there), and with the window's readings from both sides the fit sits on the
       side it came from. Neither the warm start (off: the same figures), the hold (off: reference 2.9 → 3.0 s)
       nor the reference-power learning (off: 2.8 s) is the cause. What was tried, none of it kept (rooms;
-      flips where they changed; "+n" rows as above; the real walks have no walls and no rooms, so none of this
+      flips where they changed; "+n" rows as above; the real walks have no walls and one room, so none of this
       moves them):
       - the walls taken out of the default's model, as a diagnosis: reference door delay 2.9 → 2.5 s, rooms
         1.6 → 1.4 %, but flat 9.1 → 10.6 %, office 0 → 9 flips, + 1 house 1.7 → 27.2 % with 15 flips;
