@@ -93,6 +93,9 @@ struct ScoringTests {
         let score = SiteScore(output, truth: truth)
         #expect(score.roomChecks == 399)
         #expect(score.roomErrors == 14)
+        // The 8 after the change at 100 s are its lag; the 6 of the flip at 50 s are a wrong stay.
+        #expect(score.roomErrorsAtChanges == 8)
+        #expect(SiteScore.isShortlyAfter(114.9, [100]) && !SiteScore.isShortlyAfter(115, [100]) && !SiteScore.isShortlyAfter(99, [100]))
         #expect(score.confusion["west"]?["east"] == 6 && score.confusion["east"]?["west"] == 8)
         #expect(score.stillFlips == 2)
         #expect(abs(score.stillSeconds - 179.8) < 1e-6)

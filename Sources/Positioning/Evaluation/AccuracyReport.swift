@@ -38,7 +38,8 @@ public func simulatedMarkdown(_ runs: [ScenarioAccuracy]) -> String {
     out += "Each scenario in `tools/scenarios/` is simulated on its site in `tools/sites/` (seeded, so every run is the\n"
     out += "same) and its readings go through every locator in the same run. Position error is 2-D, in metres, over every\n"
     out += "update while the device is present; room errors count updates whose room is not the true one (a true position\n"
-    out += "on the line two rooms share belongs to both); flips are room\n"
+    out += "on the line two rooms share belongs to both), and in brackets the part of them within \(fixed(SiteScore.changeSpan, 0)) s after the\n"
+    out += "device's true room changed (a door, the stairs, a return: the lag of a change; the rest are wrong stays); flips are room\n"
     out += "enters during still periods of a minute or more (after \(fixed(SiteScore.settle, 0)) s to settle), per device-hour still;\n"
     out += "door delay is from the true crossing into a room (a stay of \(fixed(SiteScore.lasting, 0)) s or more) to the engine's\n"
     out += "enter into it (median / p90, and how many crossings got no enter within \(fixed(SiteScore.window, 0)) s).\n\n"
@@ -89,7 +90,7 @@ private func scoreCells(_ run: ScenarioAccuracy, _ kind: LocatorKind) -> String 
         let missed = run.missedBars
         bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
     }
-    return "\(triple(s.errors)) | \(percent(s.roomErrorRate)) | "
+    return "\(triple(s.errors)) | \(percent(s.roomErrorRate)) (\(s.roomChecks > 0 ? fixed(s.roomErrorRateAtChanges * 100, 1) : "–")) | "
         + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
         + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
 }

@@ -8,6 +8,10 @@ public struct SiteScore: Sendable {
     /// Updates whose true position is in a room, and how many named another room (or none).
     public var roomChecks = 0
     public var roomErrors = 0
+    /// Of `roomErrors`, those within `changeSpan` seconds after the device's true room changed
+    /// (a door crossing, the stairs, a return from away): the lag of a room change, where the
+    /// rest are wrong rooms during a stay.
+    public var roomErrorsAtChanges = 0
     /// Truth room → reported room (`"none"` when the engine named no room) → updates.
     public var confusion: [String: [String: Int]] = [:]
     /// Time still (after `settle` seconds into each still period), and room changes then.
@@ -20,6 +24,8 @@ public struct SiteScore: Sendable {
     public var missed = 0
 
     public var roomErrorRate: Double { roomChecks > 0 ? Double(roomErrors) / Double(roomChecks) : .nan }
+    /// The part of `roomErrorRate` within `changeSpan` seconds after a change of the true room.
+    public var roomErrorRateAtChanges: Double { roomChecks > 0 ? Double(roomErrorsAtChanges) / Double(roomChecks) : .nan }
     public var flipsPerHour: Double { stillSeconds > 0 ? Double(stillFlips) / (stillSeconds / 3600) : .nan }
     public var delay: ErrorSummary { ErrorSummary(errors: delays) }
 
@@ -27,6 +33,8 @@ public struct SiteScore: Sendable {
     public static let settle = 10.0
     /// Still periods shorter than this are pauses, not stays.
     public static let minimumStill = 60.0
+    /// Room errors this long after a change of the true room count as the change's lag.
+    public static let changeSpan = 15.0
     /// A room visit must last this long in the truth to count as a crossing.
     public static let lasting = 10.0
     /// The enter must come within this many seconds after the crossing (or 5 s before it).
@@ -41,6 +49,11 @@ public struct SiteScore: Sendable {
             for room in floor.rooms where outlines[room.id] == nil { outlines[room.id] = room.points }
         }
         var errors: [Double] = []
+        // Per device, when its true room changed (to or from no room as well), in time order.
+        var changes: [String: [Double]] = [:]
+        for (id, samples) in truth.devices where only?.contains(id) ?? true {
+            for (a, b) in zip(samples, samples.dropFirst()) where a.room != b.room { changes[id, default: []].append(b.t) }
+        }
         for u in output.updates where only?.contains(u.id) ?? true {
             guard let real = truth.sample(u.id, at: u.t), let p = real.position else { continue }
             let dx = u.x - p.x, dy = u.y - p.y
@@ -51,7 +64,10 @@ public struct SiteScore: Sendable {
                 room = reported
             }
             roomChecks += 1
-            if u.room != room { roomErrors += 1 }
+            if u.room != room {
+                roomErrors += 1
+                if Self.isShortlyAfter(u.t, changes[u.id] ?? []) { roomErrorsAtChanges += 1 }
+            }
             confusion[room, default: [:]][u.room ?? "none", default: 0] += 1
         }
         self.errors = ErrorSummary(errors: errors)
@@ -61,6 +77,17 @@ public struct SiteScore: Sendable {
             countStillFlips(samples, enters: enters[id] ?? [])
             measureCrossings(samples, enters: enters[id] ?? [])
         }
+    }
+
+    /// Whether `t` lies within `changeSpan` seconds after one of `times` (sorted).
+    static func isShortlyAfter(_ t: Double, _ times: [Double]) -> Bool {
+        // The last change at or before `t`, by bisection.
+        var low = 0, high = times.count
+        while low < high {
+            let mid = (low + high) / 2
+            if times[mid] <= t { low = mid + 1 } else { high = mid }
+        }
+        return low > 0 && t - times[low - 1] < changeSpan
     }
 
     /// Room enters during still periods, after they have settled.
