@@ -139,7 +139,7 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         scenario.seed &+= seedOffset
         let (prepared, problems) = Simulation.prepare(site: site, scenario: scenario)
         guard let simulation = prepared, decoded.errors.isEmpty else {
-            throw ScenarioFileError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
+            throw FileProblemsError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
         }
         var memory = MemorySimulation()
         _ = simulation.run(into: &memory)

@@ -53,9 +53,6 @@ func runSimulate(_ arguments: [String]) -> Int32 {
     }
 }
 
-/// A scenario file with errors, under the name `whereabouts accuracy` throws it by.
-typealias ScenarioFileError = FileProblemsError
-
 /// Reads, parses and decodes a scenario file; throws only when it cannot be read or parsed.
 func loadScenario(path: String) throws -> ScenarioDecoding {
     do {
