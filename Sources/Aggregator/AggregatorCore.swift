@@ -254,7 +254,9 @@ final class AggregatorCore {
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)
-                publisher.update(u, into: &messages)
+                // The state deadband (`StatePolicy`) decides the state message only: the track,
+                // the metrics and `/api/devices` take every update.
+                if publisher.update(u, into: &messages) { metrics.statesPublished.add() } else { metrics.statesSuppressed.add() }
                 // The state message comes last; a room change before it is never dropped.
                 for (i, m) in messages.enumerated() { effects.append(i == messages.count - 1 ? .state(m) : .publish(m)) }
                 if u.room != nil { effects.append(.track(u)) }
