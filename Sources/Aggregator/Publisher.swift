@@ -226,7 +226,7 @@ struct StatePolicy: Sendable, Equatable {
     /// Seconds of event time. 0: every update.
     var heartbeat: Double
     /// A change of confidence this large publishes (it is published with two decimals).
-    static let confidenceStep = 0.1
+    static let confidenceStep = 0.15
 
     init(deadband: Double, heartbeat: Double) {
         self.deadband = deadband

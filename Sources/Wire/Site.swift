@@ -120,7 +120,7 @@ public struct PositioningSettings: Sendable, Equatable {
     /// room, floor, zones, nearest node and proximity, confidence and away publish at once.
     /// 0 publishes every update. Read by the aggregator's publisher only: positions, rooms,
     /// events and tracks do not depend on it.
-    public var stateDeadband: Double = 0.2
+    public var stateDeadband: Double = 0.25
     /// `state_heartbeat`: seconds after which a device's state is published again even though
     /// nothing in it changed beyond the deadband, so its `t` stays fresh. 0 publishes every update.
     public var stateHeartbeat: Double = 10
