@@ -256,7 +256,11 @@ final class AggregatorCore {
                 messages.removeAll(keepingCapacity: true)
                 // The state deadband (`StatePolicy`) decides the state message only: the track,
                 // the metrics and `/api/devices` take every update.
-                if publisher.update(u, into: &messages) { metrics.statesPublished.add() } else { metrics.statesSuppressed.add() }
+                switch publisher.update(u, into: &messages) {
+                case .published: metrics.statesPublished.add()
+                case .suppressed: metrics.statesSuppressed.add()
+                case .unplaced: break
+                }
                 // The state message comes last; a room change before it is never dropped.
                 for (i, m) in messages.enumerated() { effects.append(i == messages.count - 1 ? .state(m) : .publish(m)) }
                 if u.room != nil { effects.append(.track(u)) }

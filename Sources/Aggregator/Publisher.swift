@@ -33,10 +33,20 @@ struct Publisher {
         site.floors.flatMap { $0.rooms.map(\.id) } + site.zones.map(\.id)
     }
 
+    /// What `update` did with a device's state.
+    enum StateOutcome: Equatable {
+        /// The state message was appended.
+        case published
+        /// The deadband left it out: nothing a consumer acts on changed, no heartbeat due.
+        case suppressed
+        /// Nothing: the engine has not placed the device in a room yet.
+        case unplaced
+    }
+
     /// `devices/<id>/room` when the room changed, then `devices/<id>/state` (always last) when
-    /// `policy` says the update is worth it. Returns whether the state was appended.
+    /// `policy` says the update is worth it.
     @discardableResult
-    mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) -> Bool {
+    mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) -> StateOutcome {
         let room = u.room ?? "away"
         // In place through the index: a device already known costs no copy of its record and
         // no allocation here.
@@ -45,7 +55,7 @@ struct Publisher {
             index = i
         } else {
             // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
-            if u.room == nil { return false }
+            if u.room == nil { return .unplaced }
             devices[u.id] = DeviceTopics(room: nil, published: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
                                          statePrefix: Self.statePrefix(u))
             index = devices.index(forKey: u.id)!
@@ -54,7 +64,7 @@ struct Publisher {
             devices.values[index].room = room
             out.append(MQTTMessage(topic: devices.values[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
-        if let last = devices.values[index].published, !policy.publishes(u, room: room, after: last) { return false }
+        if let last = devices.values[index].published, !policy.publishes(u, room: room, after: last) { return .suppressed }
         devices.values[index].published = PublishedState(u, room: room)
         let device = devices.values[index]
         writer.reset()
@@ -82,7 +92,7 @@ struct Publisher {
         }
         writer.objectEnd()
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
-        return true
+        return .published
     }
 
     /// `{"id":"<id>","name":<name or null>,"room":` of a device's state payload.
