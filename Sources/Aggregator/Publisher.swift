@@ -60,12 +60,14 @@ struct Publisher {
                                          statePrefix: Self.statePrefix(u))
             index = devices.index(forKey: u.id)!
         }
-        if devices.values[index].room != room {
-            devices.values[index].room = room
+        // One in-place access decides both topics (reading `devices.values[index]` copies the
+        // whole record, its topics' references included, and three such reads cost more than
+        // the decision itself).
+        let (roomChanged, publish) = Self.take(u, room: room, policy: policy, into: &devices.values[index])
+        if roomChanged {
             out.append(MQTTMessage(topic: devices.values[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
-        if let last = devices.values[index].published, !policy.publishes(u, room: room, after: last) { return .suppressed }
-        devices.values[index].published = PublishedState(u, room: room)
+        guard publish else { return .suppressed }
         let device = devices.values[index]
         writer.reset()
         // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
@@ -93,6 +95,17 @@ struct Publisher {
         writer.objectEnd()
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
         return .published
+    }
+
+    /// Records `u` in its device's record: whether its room topic and its state are due (the
+    /// state as `policy` says), each then marked published.
+    private static func take(_ u: DeviceUpdate, room: String, policy: StatePolicy, into device: inout DeviceTopics)
+        -> (roomChanged: Bool, publish: Bool) {
+        let roomChanged = device.room != room
+        if roomChanged { device.room = room }
+        if let last = device.published, !policy.publishes(u, room: room, after: last) { return (roomChanged, false) }
+        device.published = PublishedState(u, room: room)
+        return (roomChanged, true)
     }
 
     /// `{"id":"<id>","name":<name or null>,"room":` of a device's state payload.
