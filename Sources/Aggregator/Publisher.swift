@@ -236,7 +236,7 @@ struct PublishedState {
 /// site's `positioning.state_deadband` and `state_heartbeat`.
 ///
 /// The engine makes an update about every `updateInterval` (0.5 s) for each device it solves,
-/// still or not; most tags lie still, and their fixes wander by centimetres. A state message
+/// still or not; most tags lie still, and their fixes wander within the positioning's scatter. A state message
 /// is QoS 1 and retained, so each costs the broker a store and every subscriber (Home
 /// Assistant's recorder writes each attribute change) a message. The policy publishes at once
 /// what a consumer acts on (room, away/back, floor, zones, nearest node, its proximity class,
