@@ -254,7 +254,13 @@ final class AggregatorCore {
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)
-                publisher.update(u, into: &messages)
+                // The state deadband (`StatePolicy`) decides the state message only: the track,
+                // the metrics and `/api/devices` take every update.
+                switch publisher.update(u, into: &messages) {
+                case .published: metrics.statesPublished.add()
+                case .suppressed: metrics.statesSuppressed.add()
+                case .unplaced: break
+                }
                 // The state message comes last; a room change before it is never dropped.
                 for (i, m) in messages.enumerated() { effects.append(i == messages.count - 1 ? .state(m) : .publish(m)) }
                 if u.room != nil { effects.append(.track(u)) }

@@ -25,6 +25,10 @@ final class AggregatorMetrics: Sendable {
     let held: Counter
     /// Readings of node beacons by other nodes: kept for calibration, never tracked.
     let beaconReadings: Counter
+    /// Solved updates whose `state` message was published, and those the state deadband
+    /// suppressed (nothing a consumer acts on changed and no heartbeat was due).
+    let statesPublished: Counter
+    let statesSuppressed: Counter
     let confidence: Histogram
     let fixes: Histogram
     let residual: Histogram
@@ -58,11 +62,16 @@ final class AggregatorMetrics: Sendable {
         held = solves.labels("held")
         beaconReadings = registry.counter("whereabouts_node_beacon_readings_total",
                                           "Readings of a node's own advertisements by another node (kept for calibration, not tracked).").labels()
-        confidence = registry.histogram("whereabouts_position_confidence", "Confidence of published positions.",
+        let states = registry.counter("whereabouts_states_total",
+                                      "Solved device updates by result: published (a devices/<id>/state message), or suppressed by the state deadband.",
+                                      labels: ["result"])
+        statesPublished = states.labels("published")
+        statesSuppressed = states.labels("suppressed")
+        confidence = registry.histogram("whereabouts_position_confidence", "Confidence of solved positions (published or not).",
                                         buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]).labels()
-        fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per published position.",
+        fixes = registry.histogram("whereabouts_position_nodes", "Nodes used per solved position.",
                                    buckets: [1, 2, 3, 4, 6, 8, 12]).labels()
-        residual = registry.histogram("whereabouts_position_residual", "Mean robust fit cost per node of published positions (lower fits better).",
+        residual = registry.histogram("whereabouts_position_residual", "Mean robust fit cost per node of solved positions (lower fits better).",
                                       buckets: [0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32]).labels()
         processing = registry.histogram("whereabouts_processing_seconds", "Message arrival to publish, per message.",
                                         buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1]).labels()

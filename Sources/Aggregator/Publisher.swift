@@ -4,18 +4,21 @@ import Wire
 
 /// Turns engine output into the messages of SPEC §2, aggregator → subscribers.
 ///
-/// Pure formatting: it keeps only what it needs to publish a room topic on change and to
-/// look up display names. One JSON writer is reused for every payload.
+/// Formatting, and the state deadband (`StatePolicy`): it keeps what it needs to publish a
+/// room topic on change, a device's state only when it changed enough or is due again, and
+/// to look up display names. One JSON writer is reused for every payload.
 struct Publisher {
     let topics: Topics
+    let policy: StatePolicy
     private var writer = JSONWriter(capacity: 512)
-    /// Per device: the room last published and its topics, built once rather than per update.
+    /// Per device: the room and state last published and its topics, built once rather than per update.
     private var devices: [String: DeviceTopics] = [:]
     private let zoneNames: [String: String]
     private let zoneFloors: [String: String]
 
     init(site: Site, topics: Topics) {
         self.topics = topics
+        self.policy = StatePolicy(site.positioning)
         var names: [String: String] = [:], floors: [String: String] = [:]
         for floor in site.floors {
             for room in floor.rooms { names[room.id] = room.name; floors[room.id] = floor.id }
@@ -30,18 +33,42 @@ struct Publisher {
         site.floors.flatMap { $0.rooms.map(\.id) } + site.zones.map(\.id)
     }
 
-    /// `devices/<id>/room` when the room changed, then `devices/<id>/state` (always last).
-    mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) {
-        // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
-        if u.room == nil && devices[u.id] == nil { return }
+    /// What `update` did with a device's state.
+    enum StateOutcome: Equatable {
+        /// The state message was appended.
+        case published
+        /// The deadband left it out: nothing a consumer acts on changed, no heartbeat due.
+        case suppressed
+        /// Nothing: the engine has not placed the device in a room yet.
+        case unplaced
+    }
+
+    /// `devices/<id>/room` when the room changed, then `devices/<id>/state` (always last) when
+    /// `policy` says the update is worth it.
+    @discardableResult
+    mutating func update(_ u: DeviceUpdate, into out: inout [MQTTMessage]) -> StateOutcome {
         let room = u.room ?? "away"
-        var device = devices[u.id] ?? DeviceTopics(room: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
-                                                   statePrefix: Self.statePrefix(u))
-        if device.room != room {
-            device.room = room
-            devices[u.id] = device
-            out.append(MQTTMessage(topic: device.roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
+        // In place through the index: a device already known costs no copy of its record and
+        // no allocation here.
+        let index: Dictionary<String, DeviceTopics>.Index
+        if let i = devices.index(forKey: u.id) {
+            index = i
+        } else {
+            // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
+            if u.room == nil { return .unplaced }
+            devices[u.id] = DeviceTopics(room: nil, published: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
+                                         statePrefix: Self.statePrefix(u))
+            index = devices.index(forKey: u.id)!
         }
+        // One in-place access decides both topics (reading `devices.values[index]` copies the
+        // whole record, its topics' references included, and three such reads cost more than
+        // the decision itself).
+        let (roomChanged, publish) = Self.take(u, room: room, policy: policy, into: &devices.values[index])
+        if roomChanged {
+            out.append(MQTTMessage(topic: devices.values[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
+        }
+        guard publish else { return .suppressed }
+        let device = devices.values[index]
         writer.reset()
         // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
         writer.appendKeyed(device.statePrefix)
@@ -67,6 +94,18 @@ struct Publisher {
         }
         writer.objectEnd()
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
+        return .published
+    }
+
+    /// Records `u` in its device's record: whether its room topic and its state are due (the
+    /// state as `policy` says), each then marked published.
+    private static func take(_ u: DeviceUpdate, room: String, policy: StatePolicy, into device: inout DeviceTopics)
+        -> (roomChanged: Bool, publish: Bool) {
+        let roomChanged = device.room != room
+        if roomChanged { device.room = room }
+        if let last = device.published, !policy.publishes(u, room: room, after: last) { return (roomChanged, false) }
+        device.published = PublishedState(u, room: room)
+        return (roomChanged, true)
     }
 
     /// `{"id":"<id>","name":<name or null>,"room":` of a device's state payload.
@@ -79,13 +118,19 @@ struct Publisher {
         return w.bytes
     }
 
-    /// Drops a forgotten device's topics. Its retained `away` room stays on the broker.
+    /// Drops a forgotten device's topics and the state last published for it. Its retained
+    /// `away` room stays on the broker.
     mutating func forget(_ id: String) { devices.removeValue(forKey: id) }
 
-    /// Makes the next update of every device publish its room topic again.
+    /// Makes the next update of every device publish its room topic and its state again.
     mutating func forgetRooms() {
-        devices = devices.mapValues { DeviceTopics(room: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic, statePrefix: $0.statePrefix) }
+        devices = devices.mapValues {
+            DeviceTopics(room: nil, published: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic, statePrefix: $0.statePrefix)
+        }
     }
+
+    /// Devices whose topics and last published state are kept (for tests: forgetting frees them).
+    var deviceCount: Int { devices.count }
 
     /// `zones/<zone>/events`.
     mutating func event(_ e: ZoneEvent) -> MQTTMessage {
@@ -153,10 +198,79 @@ struct Publisher {
     }
 }
 
-/// A device's room as last published (nil: publish it with the next update) and its topics.
+/// A device's room and state as last published (nil: publish with the next update) and its topics.
 private struct DeviceTopics {
     var room: String?
+    var published: PublishedState?
     let roomTopic: String
     let stateTopic: String
     let statePrefix: [UInt8]
+}
+
+/// What a consumer of `devices/<id>/state` would notice, as last published for a device.
+struct PublishedState {
+    var room: String
+    var floor: String?
+    var zones: [String]
+    var nearest: String?
+    var proximity: Proximity?
+    var x: Double, y: Double
+    var confidence: Double
+    var t: Double
+
+    /// `room` is the room as published (`away` when the update has none). Keeps references to
+    /// the update's strings and zone array: no allocation.
+    init(_ u: DeviceUpdate, room: String) {
+        self.room = room
+        floor = u.floor
+        zones = u.zones
+        nearest = u.nearest?.node
+        proximity = u.nearest?.proximity
+        x = u.x; y = u.y
+        confidence = u.confidence
+        t = u.t
+    }
+}
+
+/// When a device's state is published again (SPEC §2 fixes no cadence): the deadband of the
+/// site's `positioning.state_deadband` and `state_heartbeat`.
+///
+/// The engine makes an update about every `updateInterval` (0.5 s) for each device it solves,
+/// still or not; most tags lie still, and their fixes wander within the positioning's scatter. A state message
+/// is QoS 1 and retained, so each costs the broker a store and every subscriber (Home
+/// Assistant's recorder writes each attribute change) a message. The policy publishes at once
+/// what a consumer acts on (room, away/back, floor, zones, nearest node, its proximity class,
+/// a confidence step) and a move of `deadband` metres or more; otherwise only a heartbeat every
+/// `heartbeat` seconds of event time keeps `t` fresh. Positions, rooms, zone events and the
+/// SQLite tracks do not depend on it: they are made before it, from every update.
+struct StatePolicy: Sendable, Equatable {
+    /// Metres on the floor plan (x and y; a floor change publishes through `floor`). 0: every update.
+    var deadband: Double
+    /// Seconds of event time. 0: every update.
+    var heartbeat: Double
+    /// A change of confidence this large publishes (it is published with two decimals).
+    static let confidenceStep = 0.15
+
+    init(deadband: Double, heartbeat: Double) {
+        self.deadband = deadband
+        self.heartbeat = heartbeat
+    }
+
+    init(_ settings: PositioningSettings) {
+        self.init(deadband: settings.stateDeadband, heartbeat: settings.stateHeartbeat)
+    }
+
+    /// Whether update `u`, whose published room is `room`, is worth a state message after `last`.
+    func publishes(_ u: DeviceUpdate, room: String, after last: PublishedState) -> Bool {
+        if deadband <= 0 || heartbeat <= 0 { return true }
+        // Heartbeat, either way: a clock that stepped back does not silence a device.
+        if abs(u.t - last.t) >= heartbeat { return true }
+        if room != last.room || u.floor != last.floor || u.nearest?.node != last.nearest || u.nearest?.proximity != last.proximity {
+            return true
+        }
+        if abs(u.confidence - last.confidence) >= Self.confidenceStep { return true }
+        let dx = u.x - last.x, dy = u.y - last.y
+        if dx * dx + dy * dy >= deadband * deadband { return true }
+        return u.zones != last.zones
+    }
 }

@@ -104,10 +104,12 @@ public struct ConfigReader {
     }
 
     /// Seconds from `500ms`, `3s`, `2m`, `1h`, `30d` or a bare number of seconds.
-    public mutating func duration(_ node: ConfigNode?, _ key: String) -> Double? {
+    /// `allowingZero`: 0 is accepted too (a setting whose 0 means "off").
+    public mutating func duration(_ node: ConfigNode?, _ key: String, allowingZero: Bool = false) -> Double? {
         guard let node, !node.isNull else { return nil }
-        guard let text = node.text, let seconds = Self.seconds(text), seconds > 0 else {
-            error(key, node.line, "expects a positive duration such as 500ms, 3s, 2m, 1h, 30d, got \(Self.shown(node))")
+        guard let text = node.text, let seconds = Self.seconds(text), seconds > 0 || (allowingZero && seconds == 0) else {
+            let what = allowingZero ? "0 or a positive duration" : "a positive duration"
+            error(key, node.line, "expects \(what) such as 500ms, 3s, 2m, 1h, 30d, got \(Self.shown(node))")
             return nil
         }
         return seconds

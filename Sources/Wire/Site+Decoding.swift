@@ -119,11 +119,15 @@ struct SiteDecoder {
     }
 
     mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
-        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref"]) else { return }
+        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat"])
+        else { return }
         if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
         if let v = reader.duration(f["away_after"], f.path("away_after")) { site.positioning.awayAfter = v }
         if let v = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20) { site.positioning.txRefDefault = v }
+        // Publishing only (the aggregator's state topic); 0 publishes every update.
+        if let v = reader.number(f["state_deadband"], f.path("state_deadband"), within: 0...100) { site.positioning.stateDeadband = v }
+        if let v = reader.duration(f["state_heartbeat"], f.path("state_heartbeat"), allowingZero: true) { site.positioning.stateHeartbeat = v }
     }
 
     mutating func decodeStorage(_ node: ConfigNode, _ key: String) {

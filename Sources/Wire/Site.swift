@@ -115,6 +115,15 @@ public struct PositioningSettings: Sendable, Equatable {
     public var window: Double = 3
     /// Seconds without readings before a device is `away`.
     public var awayAfter: Double = 120
+    /// `state_deadband`: metres a device's position must move (on the floor plan, x and y)
+    /// from the state last published for it before its `state` topic is published again;
+    /// room, floor, zones, nearest node and proximity, confidence and away publish at once.
+    /// 0 publishes every update. Read by the aggregator's publisher only: positions, rooms,
+    /// events and tracks do not depend on it.
+    public var stateDeadband: Double = 0.25
+    /// `state_heartbeat`: seconds after which a device's state is published again even though
+    /// nothing in it changed beyond the deadband, so its `t` stays fresh. 0 publishes every update.
+    public var stateHeartbeat: Double = 10
     public init() {}
 }
 

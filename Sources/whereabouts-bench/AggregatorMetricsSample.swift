@@ -8,8 +8,12 @@ struct AggregatorMetricsSample {
     var processing: [(bound: Double, count: Double)] = []
     /// `process_resident_memory_bytes`.
     var resident: Double?
-    /// `whereabouts_position_confidence_count`: positions published with a room, each a state message.
-    var positions = 0.0
+    /// `whereabouts_states_total{result="published"}`: state messages the aggregator handed to
+    /// MQTT (its state deadband leaves most updates of a still device unpublished, so solved
+    /// positions, `whereabouts_position_confidence_count`, are no longer one message each).
+    var statesPublished = 0.0
+    /// `whereabouts_states_total{result="suppressed"}`: updates the deadband did not publish.
+    var statesSuppressed = 0.0
     /// `whereabouts_solves_total`: position solves made, and solves left out (a still device held).
     var solved = 0.0
     var held = 0.0
@@ -33,8 +37,10 @@ struct AggregatorMetricsSample {
                 solved = value
             } else if name == #"whereabouts_solves_total{result="held"}"# {
                 held = value
-            } else if name == "whereabouts_position_confidence_count" {
-                positions = value
+            } else if name == #"whereabouts_states_total{result="published"}"# {
+                statesPublished = value
+            } else if name == #"whereabouts_states_total{result="suppressed"}"# {
+                statesSuppressed = value
             } else if name == "process_resident_memory_bytes" {
                 resident = value
             }

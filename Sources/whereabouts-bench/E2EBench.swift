@@ -22,9 +22,11 @@ struct LoadStep {
     var aggregatorCores: Double
     /// The aggregator's resident memory after the step, bytes.
     var rss: Double = 0
-    /// State messages the aggregator made (positions with a room) and those a subscriber got.
+    /// State messages the aggregator published and those a subscriber got.
     var statesMade = 0.0
     var statesReceived = 0.0
+    /// Updates the aggregator's state deadband left unpublished.
+    var statesSuppressed = 0.0
     /// Position solves the aggregator made over the step, and those it left out (held).
     var solves = 0.0
     var holds = 0.0
@@ -39,8 +41,9 @@ struct LoadStep {
 /// "Keeps up" means: the generator reached the rate, every offered reading was accepted
 /// (counted by `whereabouts_readings_total`) or received by the end of a short drain, the
 /// backlog (offered − accepted) at the end of the step was under 0.2 s of load, and for the
-/// aggregator, 98 % of the state messages it made (`whereabouts_position_confidence_count`)
-/// reached a subscriber by the end of the drain. Only full 200-reading batches are offered,
+/// aggregator, 98 % of the state messages it published (`whereabouts_states_total{result="published"}`;
+/// its state deadband leaves most updates of a still device unpublished) reached a subscriber
+/// by the end of the drain. Only full 200-reading batches are offered,
 /// so `mosquitto_sub`'s lines × 200 are its readings.
 struct EndToEndResult {
     var steps: [LoadStep] = []
@@ -80,7 +83,7 @@ extension BenchRig {
         let accepted0 = (before?.readings ?? 0) + (before?.rejected ?? 0)
         let drained = drain(to: accepted0 + Double(run.readings))
         let subDone = subscriber.map { wait(for: $0, lines: sub0 + run.batches) } ?? 0
-        let statesMade = (drained?.positions ?? 0) - (before?.positions ?? 0)
+        let statesMade = (drained?.statesPublished ?? 0) - (before?.statesPublished ?? 0)
         let statesDone = wait(for: states, lines: states0 + Int(0.98 * statesMade))
         let offered = Double(run.readings)
         let slack = max(0.2 * rate, Double(4 * LoadGenerator.batchMax))
@@ -101,6 +104,7 @@ extension BenchRig {
         step.startedClean = (before?.readings ?? 0) + (before?.rejected ?? 0) + shed >= 0.99 * offeredSoFar
         step.statesMade = statesMade
         step.statesReceived = Double(statesDone - states0)
+        step.statesSuppressed = (drained?.statesSuppressed ?? 0) - (before?.statesSuppressed ?? 0)
         step.solves = (drained?.solved ?? 0) - (before?.solved ?? 0)
         step.holds = (drained?.held ?? 0) - (before?.held ?? 0)
         if subscriber != nil {
@@ -140,7 +144,7 @@ extension BenchRig {
             log("e2e: offered \(thousands(step.offered))/s → aggregator \(thousands(step.aggregatorRate))/s "
                 + "(\(step.aggregatorKeepsUp ? "keeps up" : "behind"), \(decimal(step.aggregatorCores, 2)) cores, "
                 + "p99 \(milliseconds(step.p99)), RSS \(megabytes(step.rss)), "
-                + "states \(decimal(step.statesReceived, 0))/\(decimal(step.statesMade, 0)), "
+                + "states \(decimal(step.statesReceived, 0))/\(decimal(step.statesMade, 0)) (\(decimal(step.statesSuppressed, 0)) suppressed), "
                 + "\(decimal(step.solves / seconds, 0)) solves/s, \(decimal(100 * step.holds / max(step.solves + step.holds, 1), 0)) % held" + (step.rejected > 0 ? ", \(decimal(step.rejected, 0)) rejected)" : ")")
                 + (step.subscriberRate.map { ", mosquitto_sub \(thousands($0))/s (\(step.subscriberKeepsUp == true ? "keeps up" : "behind"))" } ?? ""))
             let aggregatorDone = result.steps.contains { !$0.aggregatorKeepsUp }

@@ -49,7 +49,9 @@ func runProfileBench(_ plan: BenchPlan) {
         let total = annotated.total
         print("profile: \(plan.storage ? "with SQLite" : "without SQLite (--db none)"); \(decimal(accepted, 0)) readings accepted of \(run.readings) offered under callgrind; "
               + "\(total) instructions, \(decimal(Double(total) / max(accepted, 1), 0)) per reading; "
-              + "\(decimal((after?.solved ?? 0) - (before?.solved ?? 0), 0)) solves, \(decimal((after?.held ?? 0) - (before?.held ?? 0), 0)) held")
+              + "\(decimal((after?.solved ?? 0) - (before?.solved ?? 0), 0)) solves, \(decimal((after?.held ?? 0) - (before?.held ?? 0), 0)) held; "
+              + "\(decimal((after?.statesPublished ?? 0) - (before?.statesPublished ?? 0), 0)) states published, "
+              + "\(decimal((after?.statesSuppressed ?? 0) - (before?.statesSuppressed ?? 0), 0)) suppressed by the deadband")
         for line in annotated.top.prefix(25) { print("profile: \(line)") }
     } catch {
         print("profile: failed: \(error)")

@@ -46,16 +46,18 @@ func aDeadNodeShowsDownAndPositionsContinueFromTheOthers() async throws {
     #expect(down?["whereabouts_node_up{node=\"sw\"}"] == 1)
 
     // After the 3 s window the device is placed from three nodes, still in the west room,
-    // and its state keeps coming.
+    // and its state keeps coming. A still device heard at steady levels is solved at least
+    // every `holdLimit` (3 s), and its state is published when it changes (the fix moved
+    // when the node dropped out) and otherwise at the state heartbeat (10 s, site default):
+    // a state made from three nodes after the window takes up to 13 s.
     let silentSince = Date().timeIntervalSince1970
-    #expect(await collector.wait(timeout: 15) { _ in
+    #expect(await collector.wait(timeout: 25) { _ in
         states().last.map { ($0["fixes"] as? Int) == 3 && ($0["t"] as? Double ?? 0) > silentSince + 3.5 } ?? false
     }, "\(states().suffix(3))")
-    // A still device heard at steady levels is solved (and its state published) at least every
-    // `holdLimit` (3 s) rather than every 0.5 s: four more states take up to 12 s.
+    // Two more states (heartbeats at least) take up to 26 s.
     let count = collector.messages.count
-    #expect(await collector.wait(timeout: 20) { $0.count >= count + 4 })
-    let recent = states().suffix(4)
+    #expect(await collector.wait(timeout: 30) { $0.count >= count + 2 })
+    let recent = states().suffix(3)
     #expect(recent.allSatisfy { $0["room"] as? String == "west" && ($0["fixes"] as? Int) == 3 }, "\(recent)")
     await traffic.stop()
     #expect(await aggregator.stop() == 0, "\(aggregator.log)")

@@ -72,6 +72,14 @@ struct BrokenLine: Sendable, CustomTestStringConvertible {
                key: "floors[0].bounds", says: "first corner must be below the second"),
     BrokenLine(line: 14, text: "positioning: { window: 3 fortnights }",
                key: "positioning.window", says: "expects a positive duration"),
+    BrokenLine(line: 14, text: "positioning: { window: 3s, state_deadband: -0.1 }",
+               key: "positioning.state_deadband", says: "-0.1 is outside 0...100"),
+    BrokenLine(line: 14, text: "positioning: { window: 3s, state_deadband: far }",
+               key: "positioning.state_deadband", says: "expects a number"),
+    BrokenLine(line: 14, text: "positioning: { window: 3s, state_heartbeat: -10s }",
+               key: "positioning.state_heartbeat", says: "expects 0 or a positive duration"),
+    BrokenLine(line: 14, text: "positioning: { window: 3s, state_heartbeat: often }",
+               key: "positioning.state_heartbeat", says: "expects 0 or a positive duration"),
     BrokenLine(line: 15, text: "mqtt: { port: 70000 }",
                key: "mqtt.port", says: "expects a whole number in 1...65535"),
     BrokenLine(line: 15, text: "mqtt: { port: 1883, port: 1884 }",
@@ -117,4 +125,19 @@ func eachProblemNamesItsLineAndKey(_ broken: BrokenLine) {
     #expect(Site.load(yaml: "nodes: []").errors.map(\.key) == ["floors"])
     #expect(Site.load(yaml: "").errors.map(\.key) == ["floors"])
     #expect(Site.load(yaml: "- just\n- a list").errors.first?.message.contains("expects a mapping") == true)
+}
+
+/// The state deadband's keys (read by the aggregator's publisher): defaults, values, and 0
+/// (publish every update), which a duration elsewhere does not allow.
+@Test func stateDeadbandKeysAreRead() {
+    #expect(Site.load(yaml: base.joined(separator: "\n")).site.positioning.stateDeadband == 0.25)
+    #expect(Site.load(yaml: base.joined(separator: "\n")).site.positioning.stateHeartbeat == 10)
+    let set = Site.load(yaml: replacing(14, with: "positioning: { window: 3s, state_deadband: 0.5, state_heartbeat: 1m }"))
+    #expect(set.problems.isEmpty, "\(set.problems)")
+    #expect(set.site.positioning.stateDeadband == 0.5 && set.site.positioning.stateHeartbeat == 60)
+    let off = Site.load(yaml: replacing(14, with: "positioning: { window: 3s, state_deadband: 0, state_heartbeat: 0s }"))
+    #expect(off.problems.isEmpty, "\(off.problems)")
+    #expect(off.site.positioning.stateDeadband == 0 && off.site.positioning.stateHeartbeat == 0)
+    // Elsewhere a zero duration is still refused.
+    #expect(Site.load(yaml: replacing(14, with: "positioning: { window: 0s }")).errors.map(\.key) == ["positioning.window"])
 }
