@@ -265,12 +265,35 @@ struct StatePolicy: Sendable, Equatable {
         if deadband <= 0 || heartbeat <= 0 { return true }
         // Heartbeat, either way: a clock that stepped back does not silence a device.
         if abs(u.t - last.t) >= heartbeat { return true }
-        if room != last.room || u.floor != last.floor || u.nearest?.node != last.nearest || u.nearest?.proximity != last.proximity {
+        if room != last.room || u.floor != last.floor { return true }
+        if (u.nearest?.node != last.nearest || u.nearest?.proximity != last.proximity) && Self.nearestChanged(u.nearest, from: last) {
             return true
         }
         if abs(u.confidence - last.confidence) >= Self.confidenceStep { return true }
         let dx = u.x - last.x, dy = u.y - last.y
         if dx * dx + dy * dy >= deadband * deadband { return true }
         return u.zones != last.zones
+    }
+
+    /// A proximity class is entered at once only this far inside it (distance × or ÷ 1.25 from
+    /// its bounds: `immediate` below 0.4 m, `near` from 0.625 to 2.4 m, `far` from 3.75 m).
+    static let proximityMargin = 1.25
+
+    /// Whether the nearest node or its proximity changed enough to publish before the deadband
+    /// or the heartbeat would. Both come from the strongest reading of the window (SPEC §2, as
+    /// iOS ranging reports it), not from the fix: a tag between two nodes, or 3 m from one,
+    /// flips between them on every few dB of noise. So a class is taken as changed only when the
+    /// distance lies well inside the new one, and another node at the same class waits for the
+    /// device to move or for the heartbeat; gaining or losing a nearest node is a change.
+    static func nearestChanged(_ nearest: NodeRange?, from last: PublishedState) -> Bool {
+        guard let n = nearest, let lastProximity = last.proximity else { return (nearest == nil) != (last.proximity == nil) }
+        guard n.proximity != lastProximity else { return false }
+        let d = n.distance
+        switch n.proximity {
+        case .immediate: return d < 0.5 / proximityMargin
+        case .near: return d >= 0.5 * proximityMargin && d < 3 / proximityMargin
+        case .far: return d >= 3 * proximityMargin
+        case .unknown: return true
+        }
     }
 }

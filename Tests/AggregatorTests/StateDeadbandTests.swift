@@ -70,8 +70,8 @@ private func stateTopics(_ out: [MQTTMessage]) -> Int { out.filter { $0.topic.ha
     let changes: [(String, DeviceUpdate)] = [
         ("room", still(t: 1000.5, room: "east")),
         ("zones", still(t: 1000.5, zones: ["desk"])),
-        ("nearest node", still(t: 1000.5, nearest: NodeRange(node: "b", distance: 1.9, proximity: .near))),
-        ("proximity", still(t: 1000.5, nearest: NodeRange(node: "a", distance: 0.4, proximity: .immediate))),
+        ("nearest node and proximity", still(t: 1000.5, nearest: NodeRange(node: "b", distance: 0.3, proximity: .immediate))),
+        ("proximity", still(t: 1000.5, nearest: NodeRange(node: "a", distance: 0.3, proximity: .immediate))),
         ("no nearest", still(t: 1000.5, nearest: nil)),
         ("confidence", still(t: 1000.5, confidence: 0.8)),
         ("away", still(t: 1000.5, room: nil)),
@@ -97,6 +97,30 @@ private func stateTopics(_ out: [MQTTMessage]) -> Int { out.filter { $0.topic.ha
     #expect(p.update(still(t: 1000.5, nearest: NodeRange(node: "a", distance: 2.6, proximity: .near)), into: &out) == .suppressed)
     // A confidence change under the step is not either.
     #expect(p.update(still(t: 1001, confidence: 0.7), into: &out) == .suppressed)
+}
+
+/// The nearest node and its distance come from the strongest reading, which flips on noise: a
+/// still tag between two nodes, or 3 m from one, would otherwise publish at every flip.
+@Test func theNearestNodeAndItsProximityHaveHysteresis() {
+    var out: [MQTTMessage] = []
+    var p = publisher()
+    #expect(p.update(still(t: 1000, nearest: NodeRange(node: "a", distance: 2.9, proximity: .near)), into: &out) == .published)
+    // Just over the 3 m bound, and another node as loud: noise, not a change.
+    #expect(p.update(still(t: 1000.5, nearest: NodeRange(node: "a", distance: 3.1, proximity: .far)), into: &out) == .suppressed)
+    #expect(p.update(still(t: 1001, nearest: NodeRange(node: "b", distance: 2.8, proximity: .near)), into: &out) == .suppressed)
+    #expect(p.update(still(t: 1001.5, nearest: NodeRange(node: "b", distance: 3.7, proximity: .far)), into: &out) == .suppressed)
+    // Well inside `far`: a change, at once.
+    #expect(p.update(still(t: 1002, nearest: NodeRange(node: "b", distance: 3.8, proximity: .far)), into: &out) == .published)
+    // Back to `near` only well inside it (below 2.4 m), and into `immediate` below 0.4 m.
+    #expect(p.update(still(t: 1002.5, nearest: NodeRange(node: "b", distance: 2.5, proximity: .near)), into: &out) == .suppressed)
+    #expect(p.update(still(t: 1003, nearest: NodeRange(node: "b", distance: 2.3, proximity: .near)), into: &out) == .published)
+    #expect(p.update(still(t: 1003.5, nearest: NodeRange(node: "b", distance: 0.45, proximity: .immediate)), into: &out) == .suppressed)
+    #expect(p.update(still(t: 1004, nearest: NodeRange(node: "b", distance: 0.35, proximity: .immediate)), into: &out) == .published)
+    // Losing the nearest node altogether is a change; so is finding one again.
+    #expect(p.update(still(t: 1004.5, nearest: nil), into: &out) == .published)
+    #expect(p.update(still(t: 1005, nearest: NodeRange(node: "b", distance: 2.9, proximity: .near)), into: &out) == .published)
+    // The heartbeat publishes whatever flickered meanwhile.
+    #expect(p.update(still(t: 1015, nearest: NodeRange(node: "a", distance: 3.1, proximity: .far)), into: &out) == .published)
 }
 
 @Test func zeroPublishesEveryUpdate() {
