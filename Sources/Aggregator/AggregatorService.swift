@@ -297,6 +297,9 @@ public final class AggregatorService: @unchecked Sendable {
         r.collect("whereabouts_storage_queue_depth", "Writes waiting for the database.") { [([], Double(writer.statistics.queueDepth))] }
         r.collect("whereabouts_storage_written_total", "Rows written to the database.", type: .counter) { [([], Double(writer.statistics.written))] }
         r.collect("whereabouts_storage_dropped_total", "Writes refused because the queue was full.", type: .counter) { [([], Double(writer.statistics.droppedFull))] }
+        r.collect("whereabouts_storage_invalid_total", "Writes refused because a time, coordinate or confidence was not finite.", type: .counter) {
+            [([], Double(writer.statistics.invalid))]
+        }
         r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
         r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
         r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }

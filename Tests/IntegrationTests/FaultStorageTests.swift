@@ -40,6 +40,7 @@ private func walkThroughAStorageFault(_ name: String, outage: Double,
     #expect(resumed != nil, "\(aggregator.log)")
     #expect((resumed?["whereabouts_storage_errors_total"] ?? 0) > 0)
     #expect(resumed?["whereabouts_storage_dropped_total"] == 0)
+    #expect(resumed?["whereabouts_storage_invalid_total"] == 0)
     await traffic.stop()
     #expect(await aggregator.stop() == 0, "\(aggregator.log)")
 
