@@ -49,8 +49,12 @@ final class LoadGenerator: @unchecked Sendable {
     private var pendingCount: [Int]
     /// Per device: `{"id":"…","mac":"…","rssi":`, the part of its readings that never changes.
     private var prefixes: [[UInt8]]
-    /// `,"tx":-59,"t":…,"kind":"ibeacon"}` for the advert being made (one time for its readings).
+    /// `,"tx":-59,"t":…,"kind":"ibeacon"}` for the advert being made (one time for its readings),
+    /// and the time it was made for: the adverts of one 1 ms pacing step share their time, so
+    /// it is made once a step rather than once an advert (encoding a reading and searching it
+    /// for each advert was the generator's largest cost at the ladder's top).
     private var suffix: [UInt8] = []
+    private var suffixTime = Double.nan
     private var batchBytes: [UInt8] = []
     /// Event time of the oldest reading waiting in each node's batch.
     private var pendingSince: [Double]
@@ -157,7 +161,7 @@ final class LoadGenerator: @unchecked Sendable {
         devices[d].walk(to: t, site: site)
         let x = devices[d].x, y = devices[d].y
         site.nodesAround(x: x, y: y, into: &around)
-        makeSuffix(t: t)
+        if t != suffixTime { makeSuffix(t: t); suffixTime = t }
         for n in around {
             let p = site.nodePoint(n)
             let dx = x - p.x, dy = y - p.y, dz = site.nodeHeight - 1.2
