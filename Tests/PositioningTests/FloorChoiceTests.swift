@@ -45,6 +45,36 @@ struct FloorChoiceTests {
         return site
     }
 
+    @Test func aDeviceComingDownTheStairsChangesFloorWithinSeconds() {
+        // A minute on the landing at the top of the stairs, down them in 4 s (the floor changes
+        // at t = 61.8, where it passes 2.7 m), then west along the hall. Exact readings: the
+        // engine's own model, and 15 dB through the floor, which the engine is not told.
+        let site = Self.twoFloorSite()
+        let model = PathLoss(exponent: site.positioning.absorption)
+        func position(_ t: Double) -> Point3 {
+            if t < 60 { return Point3(9, 7, 3.9) }
+            if t < 64 { return Point3(9, 7, 3.9 - 2.7 * (t - 60) / 4) }
+            return Point3(max(9 - (t - 64), 3), 7, 1.2)
+        }
+        var input: [(node: String, reading: Reading)] = []
+        for t in stride(from: 0.0, to: 100, by: 0.5) {
+            let p = position(t)
+            let floor = p.z < 2.7 ? "ground" : "upstairs"
+            for node in site.nodes {
+                let rssi = model.rssi(distance: distance(p, node.point), txRef: -59) - (node.floors == [floor] ? 0 : 15)
+                input.append((node.name, Reading(id: deviceID, rssi: Int(rssi.rounded()), t: t, kind: .ibeacon)))
+            }
+        }
+        let all = updates(run(Engine(site: site), input))
+        // Settled on the landing and never off it while there.
+        #expect(all.filter { $0.t >= 10 && $0.t < 60 }.allSatisfy { $0.room == "landing" })
+        // In the hall within 2.5 s of reaching the ground floor (1.7 s; 2.7 s while the room test
+        // weighed a fix on another floor by its confidence), and there from then on.
+        let arrived = all.first { $0.t > 61.8 && $0.room == "hall" }?.t ?? .infinity
+        #expect(arrived - 61.8 <= 2.5, "hall entered \(arrived - 61.8) s after the floor changed")
+        #expect(all.filter { $0.t >= arrived }.allSatisfy { $0.room == "hall" })
+    }
+
     @Test func aDeviceAtTheFootOfTheStairsStaysOnTheGroundFloor() {
         // Ten minutes at the foot of the stairs, under the landing's node: the hall's node 1 m
         // away, the landing's 3.3 m above through a 15 dB floor that the engine is not told of,
