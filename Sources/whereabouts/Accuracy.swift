@@ -162,11 +162,12 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
 /// Per locator, every update beside the truth at its time, and every room event, as CSV.
 func writeTraces(_ run: ScenarioAccuracy, truth: GroundTruth, to dir: String) {
     for (k, kind) in LocatorKind.allCases.enumerated() {
-        var text = "t,id,x,y,tx,ty,room,true_room,confidence\n"
+        var text = "t,id,x,y,tx,ty,room,true_room,confidence,z,tz,floor,true_floor,fixes,residual\n"
         for u in run.outputs[k].updates {
             guard let real = truth.sample(u.id, at: u.t), let p = real.position else { continue }
             text += String(format: "%.2f,", u.t) + u.id + String(format: ",%.3f,%.3f,%.3f,%.3f,", u.x, u.y, p.x, p.y)
-                + "\(u.room ?? "none"),\(real.room ?? "none")" + String(format: ",%.3f\n", u.confidence)
+                + "\(u.room ?? "none"),\(real.room ?? "none")" + String(format: ",%.3f,%.2f,%.2f,", u.confidence, u.z, p.z)
+                + "\(u.floor ?? "none"),\(real.floor ?? "none"),\(u.fixes)" + String(format: ",%.3f\n", u.residual)
         }
         try? text.write(toFile: "\(dir)/\(run.name)-\(kind.rawValue).csv", atomically: true, encoding: .utf8)
         var events = "t,id,type,zone,is_room\n"
