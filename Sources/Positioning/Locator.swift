@@ -50,6 +50,13 @@ protocol Locator: Sendable {
     /// `hint` is the tracker's predicted position, when there is one.
     func locate(_ observations: inout [Observation], floor: Int, site: SiteGeometry,
                 model: PathLoss, hint: Point3?) -> Fix?
+    /// What the nodes of other floors say against a fix on `fix.floor`, in the fix's cost units
+    /// (summed, not a mean); 0 for a locator that does not weigh them.
+    func otherFloorsCost(_ observations: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double
+}
+
+extension Locator {
+    func otherFloorsCost(_ observations: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double { 0 }
 }
 
 extension LocatorKind {

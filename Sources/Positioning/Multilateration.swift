@@ -66,6 +66,27 @@ struct Multilateration: Locator {
         return problem.fix(obs, at: best.x, cost: best.cost)
     }
 
+    /// The robust cost of the nodes not on the fix's floor that hear the device louder than the
+    /// model allows at the fix with nothing in between. A floor (and a wall) only takes power
+    /// away, by an amount the site does not give, so a node of another floor heard quieter than
+    /// that says nothing, but one heard louder contradicts the fix's floor: a device at the foot
+    /// of the stairs, 1 m from the hall's node, is not 2.5 m above it on the landing however well
+    /// the landing's own three nodes fit. One-sided Huber in units of `sigma` (with the range
+    /// floor), weighed like the fit's own residuals.
+    func otherFloorsCost(_ obs: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double {
+        var cost = 0.0
+        for o in obs where !site.nodes[Int(o.node)].floors.contains(fix.floor) {
+            let implied = max(model.distance(rssi: o.rssi, txRef: o.txRef), 0.3)
+            let near = model.slope * rangeFloor / (sigma * implied)
+            let spread = (1 + near * near).squareRoot()
+            let loudest = model.rssi(distance: max(distance(fix.position, o.position), 0.3), txRef: o.txRef)
+            let e = (o.rssi - loudest) / (sigma * spread)
+            guard e > 0 else { continue }
+            cost += Double(min(o.samples, 3)) / 3 * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
+        }
+        return cost
+    }
+
     /// Sets each observation's `spread`: the nominal `sigma` and the range floor's dB, in
     /// quadrature, at the distance the observation's RSSI implies (known before the solve,
     /// so the weights stay fixed while it runs).

@@ -8,7 +8,8 @@ import Wire
 /// time it stands for — and the sum is floored at zero (a CUSUM). A still device near a wall
 /// adds evidence that averages below zero and rarely reaches the threshold; a walk through a
 /// door adds about `roomStep` a second and crosses it within seconds. Rooms not joined to the
-/// current one need `farRoomDwellFactor` times the evidence. Zones are entered after `dwell`
+/// current one need `farRoomDwellFactor` times the evidence. A fix on another floor than the
+/// current room's counts in full whatever its confidence (below). Zones are entered after `dwell`
 /// seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is
 /// paired with exactly one exit, including on `leave` (away or shutdown).
 struct Presence: Sendable {
@@ -49,6 +50,14 @@ struct Presence: Sendable {
         guard room >= 0 else { enterFirstRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit); return }
         guard confidence >= options.minimumConfidence, site.floors.indices.contains(f) else { return }
         let weight = min(confidence / options.roomConfidence, 1) * dt
+        // Evidence between floors counts in full, both ways: the fix's confidence is its spread
+        // over the floor, and says nothing of its floor, which the locator chose on other grounds
+        // (`Engine.bestFix`). Weighed by it, a fix on another floor than the current room's added
+        // the 2 m·s of a room change at the default locator's usual confidence of 0.05–0.15 in
+        // 7–20 s: it came down the house's stairs into the hall 7.5 s after the device, the
+        // baselines, whose confidence there is 0.3 or more, 2 s.
+        let floorWeight = dt
+        let crossing = site.rooms[room].floor != f
         let cap = options.roomStep
         // The current room on another floor: this fix says the device is not in it at all.
         let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
@@ -66,9 +75,9 @@ struct Presence: Sendable {
                 // does gains, as a nearest-node system would say; a tie adds nothing.
                 let louder = heard[c] - heard[room]
                 if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
-                after = max(0, before + weight * (step - options.roomDrift))
+                after = max(0, before + (crossing ? floorWeight : weight) * (step - options.roomDrift))
             } else {
-                after = max(0, before - weight * (cap + options.roomDrift))
+                after = max(0, before - floorWeight * (cap + options.roomDrift))
             }
             if let held {
                 if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }

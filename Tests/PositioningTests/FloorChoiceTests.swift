@@ -24,4 +24,103 @@ struct FloorChoiceTests {
         // Every fix is the ground floor's six nodes, not the attic node alone.
         #expect(settled.allSatisfy { $0.fixes == 6 }, "\(settled.map(\.fixes))")
     }
+
+    /// Two floors of 10 × 8 m like the house's (`tools/sites/house.yaml`): a room at the front
+    /// and the hall (or landing) along the back on each, four nodes per floor in the corners,
+    /// the stairs at (9, 7).
+    static func twoFloorSite() -> Site {
+        var site = Site()
+        for (id, hall, room, z0) in [("ground", "hall", "living", 0.0), ("upstairs", "landing", "bedroom", 2.7)] {
+            var floor = Floor(id: id, name: id, bounds: (Point3(0, 0, z0), Point3(10, 8, z0 + 2.7)))
+            floor.rooms = [Room(id: room, name: room, points: [Point2(0, 0), Point2(10, 0), Point2(10, 5), Point2(0, 5)]),
+                           Room(id: hall, name: hall, points: [Point2(0, 5), Point2(10, 5), Point2(10, 8), Point2(0, 8)])]
+            site.floors.append(floor)
+            for (i, xy) in [Point2(0.5, 0.5), Point2(9.5, 0.5), Point2(0.5, 7.5), Point2(9.5, 7.5)].enumerated() {
+                site.nodes.append(Node(name: "\(id)-\(i)", point: Point3(xy.x, xy.y, z0 + 1.8), floors: [id]))
+            }
+        }
+        site.positioning.absorption = 2.7
+        site.positioning.txRefDefault = -59
+        site.positioning.awayAfter = 30
+        return site
+    }
+
+    @Test func aDeviceComingDownTheStairsChangesFloorWithinSeconds() {
+        // A minute on the landing at the top of the stairs, down them in 4 s (the floor changes
+        // at t = 61.8, where it passes 2.7 m), then west along the hall. Exact readings: the
+        // engine's own model, and 15 dB through the floor, which the engine is not told.
+        let site = Self.twoFloorSite()
+        let model = PathLoss(exponent: site.positioning.absorption)
+        func position(_ t: Double) -> Point3 {
+            if t < 60 { return Point3(9, 7, 3.9) }
+            if t < 64 { return Point3(9, 7, 3.9 - 2.7 * (t - 60) / 4) }
+            return Point3(max(9 - (t - 64), 3), 7, 1.2)
+        }
+        var input: [(node: String, reading: Reading)] = []
+        for t in stride(from: 0.0, to: 100, by: 0.5) {
+            let p = position(t)
+            let floor = p.z < 2.7 ? "ground" : "upstairs"
+            for node in site.nodes {
+                let rssi = model.rssi(distance: distance(p, node.point), txRef: -59) - (node.floors == [floor] ? 0 : 15)
+                input.append((node.name, Reading(id: deviceID, rssi: Int(rssi.rounded()), t: t, kind: .ibeacon)))
+            }
+        }
+        let all = updates(run(Engine(site: site), input))
+        // Settled on the landing and never off it while there.
+        #expect(all.filter { $0.t >= 10 && $0.t < 60 }.allSatisfy { $0.room == "landing" })
+        // In the hall within 2.5 s of reaching the ground floor (1.7 s; 2.7 s while the room test
+        // weighed a fix on another floor by its confidence), and there from then on.
+        let arrived = all.first { $0.t > 61.8 && $0.room == "hall" }?.t ?? .infinity
+        #expect(arrived - 61.8 <= 2.5, "hall entered \(arrived - 61.8) s after the floor changed")
+        #expect(all.filter { $0.t >= arrived }.allSatisfy { $0.room == "hall" })
+    }
+
+    @Test func aDeviceAtTheFootOfTheStairsStaysOnTheGroundFloor() {
+        // Ten minutes at the foot of the stairs, under the landing's node: the hall's node 1 m
+        // away, the landing's 3.3 m above through a 15 dB floor that the engine is not told of,
+        // 6 dB of noise per reading and nothing heard below -100 dBm (the far upstairs nodes
+        // come and go). A guard: no fix may take the track upstairs (it passed before the
+        // other floors' nodes counted in the floor choice too).
+        let site = Self.twoFloorSite()
+        let model = PathLoss(exponent: site.positioning.absorption)
+        var wrong: [Int] = []
+        for seed in UInt64(1)...3 {
+            var rng = SeededGenerator(seed: seed)
+            var input: [(node: String, reading: Reading)] = []
+            let p = Point3(9, 7, 1.2)
+            for t in stride(from: 0.0, to: 600, by: 0.5) {
+                for node in site.nodes {
+                    let rssi = model.rssi(distance: distance(p, node.point), txRef: -59) - (node.floors == ["ground"] ? 0 : 15)
+                        + 6 * rng.gaussian()
+                    guard rssi > -100 else { continue }
+                    input.append((node.name, Reading(id: deviceID, rssi: Int(rssi.rounded()), t: t, kind: .ibeacon)))
+                }
+            }
+            // The track's height tells the floor of the fixes it follows (a fix on another floor restarts it there).
+            wrong.append(updates(run(Engine(site: site), input)).filter { $0.t >= 5 && $0.z >= 2.7 }.count)
+        }
+        #expect(wrong.allSatisfy { $0 == 0 }, "updates on the upstairs floor per seed: \(wrong)")
+    }
+
+    @Test func aNodeOfAnotherFloorHeardLouderThanTheFixAllowsCountsAgainstIt() {
+        // The hall's node (ground, 1.8 m up) heard as if 1 m away; a fix on the landing 2.4 m
+        // above it cannot hear it that loud through anything, one on the ground beside it can.
+        let site = SiteGeometry(Self.twoFloorSite())
+        let model = PathLoss(exponent: 2.7)
+        let hall = site.nodes.firstIndex { $0.name == "ground-3" }!
+        let loud = Observation(node: Int32(hall), position: site.nodes[hall].point,
+                               rssi: model.rssi(distance: 1, txRef: -59), txRef: -59, samples: 6)
+        let locator = Multilateration()
+        func fix(_ p: Point3, floor: Int) -> Fix {
+            Fix(position: p, floor: floor, xx: 1, xy: 0, yy: 1, zz: 1, confidence: 0.5, fixes: 4, cost: 0)
+        }
+        let upstairs = locator.otherFloorsCost([loud], fix: fix(Point3(9, 7, 4.2), floor: 1), site: site, model: model)
+        #expect(upstairs > 0.5)
+        // On its own floor it is the fit's business, not this term's.
+        #expect(locator.otherFloorsCost([loud], fix: fix(Point3(9, 7, 1.2), floor: 0), site: site, model: model) == 0)
+        // Heard quieter than the fix allows: the floor may have taken that much, so it says nothing.
+        var quiet = loud
+        quiet.rssi = model.rssi(distance: 6, txRef: -59)
+        #expect(locator.otherFloorsCost([quiet], fix: fix(Point3(9, 7, 4.2), floor: 1), site: site, model: model) == 0)
+    }
 }
