@@ -8,8 +8,9 @@ enum Effect {
     /// Publish now.
     case publish(MQTTMessage)
     /// A device's state: publish now, or drop it (counted) while the broker has not
-    /// acknowledged too many publishes; the device's next update replaces it anyway.
-    case state(MQTTMessage)
+    /// acknowledged too many publishes, and then tell the core (`stateShed`), so that the
+    /// device's next update is published whatever the state deadband says.
+    case state(MQTTMessage, device: String)
     /// A zone event: store it, then publish its messages once it is on disk.
     case event(ZoneEvent, [MQTTMessage])
     /// A position to keep in the track.
@@ -140,6 +141,10 @@ final class AggregatorCore {
     }
 
     /// A clean shutdown: every open visit gets its exit.
+    /// The service dropped device `id`'s state message (broker lag): its next update is
+    /// published, whatever the state deadband would say, so the retained state catches up.
+    func stateShed(_ id: String) { publisher.invalidate(id) }
+
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
@@ -256,13 +261,17 @@ final class AggregatorCore {
                 messages.removeAll(keepingCapacity: true)
                 // The state deadband (`StatePolicy`) decides the state message only: the track,
                 // the metrics and `/api/devices` take every update.
-                switch publisher.update(u, into: &messages) {
+                let outcome = publisher.update(u, into: &messages)
+                switch outcome {
                 case .published: metrics.statesPublished.add()
                 case .suppressed: metrics.statesSuppressed.add()
                 case .unplaced: break
                 }
-                // The state message comes last; a room change before it is never dropped.
-                for (i, m) in messages.enumerated() { effects.append(i == messages.count - 1 ? .state(m) : .publish(m)) }
+                // The state message comes last. Under broker lag it may be dropped, unless a
+                // room change or `away` comes with it: a device going away makes no later
+                // update that would replace it, and neither is ever dropped.
+                let sheddable = outcome == .published && messages.count == 1 && u.room != nil
+                for m in messages { effects.append(sheddable ? .state(m, device: u.id) : .publish(m)) }
                 if u.room != nil { effects.append(.track(u)) }
                 metrics.observe(u)
             case .event(let e):

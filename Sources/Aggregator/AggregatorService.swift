@@ -192,8 +192,13 @@ public final class AggregatorService: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .publish(let m): publish(m)
-            case .state(let m):
-                if inflight.count < Self.maxUnacknowledged { publish(m) } else { shedStates += 1 }
+            case .state(let m, let device):
+                if inflight.count < Self.maxUnacknowledged {
+                    publish(m)
+                } else {
+                    shedStates += 1
+                    core.stateShed(device)
+                }
             case .event(let e, let messages): store(e, then: messages)
             case .track(let u): record(u)
             case .nodeHealth(let node, let t, let telemetry, let online):

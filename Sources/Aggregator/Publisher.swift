@@ -129,6 +129,12 @@ struct Publisher {
         }
     }
 
+    /// Forgets the state last published for `id` (it was dropped before reaching the broker):
+    /// the device's next update is published.
+    mutating func invalidate(_ id: String) {
+        if let i = devices.index(forKey: id) { devices.values[i].published = nil }
+    }
+
     /// Devices whose topics and last published state are kept (for tests: forgetting frees them).
     var deviceCount: Int { devices.count }
 
@@ -264,35 +270,38 @@ struct StatePolicy: Sendable, Equatable {
     func publishes(_ u: DeviceUpdate, room: String, after last: PublishedState) -> Bool {
         if deadband <= 0 || heartbeat <= 0 { return true }
         // Heartbeat, either way: a clock that stepped back does not silence a device.
-        if abs(u.t - last.t) >= heartbeat { return true }
+        // Comparisons written so that a NaN publishes rather than silences.
+        if !(abs(u.t - last.t) < heartbeat) { return true }
         if room != last.room || u.floor != last.floor { return true }
         if (u.nearest?.node != last.nearest || u.nearest?.proximity != last.proximity) && Self.nearestChanged(u.nearest, from: last) {
             return true
         }
-        if abs(u.confidence - last.confidence) >= Self.confidenceStep { return true }
+        if !(abs(u.confidence - last.confidence) < Self.confidenceStep) { return true }
         let dx = u.x - last.x, dy = u.y - last.y
-        if dx * dx + dy * dy >= deadband * deadband { return true }
+        if !(dx * dx + dy * dy < deadband * deadband) { return true }
         return u.zones != last.zones
     }
 
-    /// A proximity class is entered at once only this far inside it (distance × or ÷ 1.25 from
-    /// its bounds: `immediate` below 0.4 m, `near` from 0.625 to 2.4 m, `far` from 3.75 m).
+    /// The published proximity class is left at once only this far outside it (distance × or
+    /// ÷ 1.25 beyond its bounds: `immediate` from 0.625 m, `near` below 0.4 or from 3.75 m,
+    /// `far` below 2.4 m).
     static let proximityMargin = 1.25
 
     /// Whether the nearest node or its proximity changed enough to publish before the deadband
     /// or the heartbeat would. Both come from the strongest reading of the window (SPEC §2, as
     /// iOS ranging reports it), not from the fix: a tag between two nodes, or 3 m from one,
-    /// flips between them on every few dB of noise. So a class is taken as changed only when the
-    /// distance lies well inside the new one, and another node at the same class waits for the
-    /// device to move or for the heartbeat; gaining or losing a nearest node is a change.
+    /// flips between them on every few dB of noise. So the class is taken as changed only when
+    /// the distance lies well outside the class last published, and another node at the same
+    /// class waits for the device to move or for the heartbeat; gaining or losing a nearest node,
+    /// or its distance becoming unknown, is a change.
     static func nearestChanged(_ nearest: NodeRange?, from last: PublishedState) -> Bool {
         guard let n = nearest, let lastProximity = last.proximity else { return (nearest == nil) != (last.proximity == nil) }
         guard n.proximity != lastProximity else { return false }
         let d = n.distance
-        switch n.proximity {
-        case .immediate: return d < 0.5 / proximityMargin
-        case .near: return d >= 0.5 * proximityMargin && d < 3 / proximityMargin
-        case .far: return d >= 3 * proximityMargin
+        switch lastProximity {
+        case .immediate: return !(d < 0.5 * proximityMargin)
+        case .near: return !(d >= 0.5 / proximityMargin && d < 3 * proximityMargin)
+        case .far: return !(d >= 3 / proximityMargin)
         case .unknown: return true
         }
     }

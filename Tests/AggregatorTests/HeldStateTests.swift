@@ -36,7 +36,7 @@ private func batch(node: String, seq: UInt64, t: Double, id: String, rssi: Int) 
             }
         }
         for effect in effects {
-            if case .state(let m) = effect { states.append((t, String(decoding: m.payload, as: UTF8.self))) }
+            if case .state(let m, _) = effect { states.append((t, String(decoding: m.payload, as: UTF8.self))) }
         }
         effects.removeAll()
     }

@@ -30,7 +30,7 @@ import Positioning
     var ids: Set<String> = [], topicsSeen: [String] = []
     for effect in effects {
         switch effect {
-        case .publish(let m), .state(let m): topicsSeen.append(m.topic)
+        case .publish(let m), .state(let m, _): topicsSeen.append(m.topic)
         case .event(let e, let messages): ids.insert(e.device); topicsSeen += messages.map(\.topic)
         case .track(let u): ids.insert(u.id)
         case .nodeHealth, .forget: break

@@ -36,8 +36,8 @@ import Positioning
                 prepared.handle(topic: topics.nodeReadings(node), payload: UnsafeRawBufferPointer(start: nil, count: 0), prepared: batch, arrival: t, into: &b)
             }
         }
-        for e in a { if case .state(let m) = e { published.plain.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
-        for e in b { if case .state(let m) = e { published.prepared.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
+        for e in a { if case .state(let m, _) = e { published.plain.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
+        for e in b { if case .state(let m, _) = e { published.prepared.append(m.topic + " " + String(decoding: m.payload, as: UTF8.self)) } }
         a.removeAll(); b.removeAll()
     }
     #expect(plain.engine.deviceCount == 13)

@@ -100,7 +100,8 @@ private func stateTopics(_ out: [MQTTMessage]) -> Int { out.filter { $0.topic.ha
 }
 
 /// The nearest node and its distance come from the strongest reading, which flips on noise: a
-/// still tag between two nodes, or 3 m from one, would otherwise publish at every flip.
+/// still tag between two nodes, or 3 m from one, would otherwise publish at every flip. A class
+/// counts as left only well outside the class last published (a factor of 1.25 on its bounds).
 @Test func theNearestNodeAndItsProximityHaveHysteresis() {
     var out: [MQTTMessage] = []
     var p = publisher()
@@ -109,18 +110,31 @@ private func stateTopics(_ out: [MQTTMessage]) -> Int { out.filter { $0.topic.ha
     #expect(p.update(still(t: 1000.5, nearest: NodeRange(node: "a", distance: 3.1, proximity: .far)), into: &out) == .suppressed)
     #expect(p.update(still(t: 1001, nearest: NodeRange(node: "b", distance: 2.8, proximity: .near)), into: &out) == .suppressed)
     #expect(p.update(still(t: 1001.5, nearest: NodeRange(node: "b", distance: 3.7, proximity: .far)), into: &out) == .suppressed)
-    // Well inside `far`: a change, at once.
+    // Well outside `near` (from 3.75 m): a change, at once.
     #expect(p.update(still(t: 1002, nearest: NodeRange(node: "b", distance: 3.8, proximity: .far)), into: &out) == .published)
-    // Back to `near` only well inside it (below 2.4 m), and into `immediate` below 0.4 m.
+    // Back from `far` only below 2.4 m; from `near` into `immediate` below 0.4 m.
     #expect(p.update(still(t: 1002.5, nearest: NodeRange(node: "b", distance: 2.5, proximity: .near)), into: &out) == .suppressed)
     #expect(p.update(still(t: 1003, nearest: NodeRange(node: "b", distance: 2.3, proximity: .near)), into: &out) == .published)
     #expect(p.update(still(t: 1003.5, nearest: NodeRange(node: "b", distance: 0.45, proximity: .immediate)), into: &out) == .suppressed)
     #expect(p.update(still(t: 1004, nearest: NodeRange(node: "b", distance: 0.35, proximity: .immediate)), into: &out) == .published)
+    // Out of `immediate` from 0.625 m — also straight to `far`, which is well outside it.
+    #expect(p.update(still(t: 1004.5, nearest: NodeRange(node: "b", distance: 0.6, proximity: .near)), into: &out) == .suppressed)
+    #expect(p.update(still(t: 1005, nearest: NodeRange(node: "b", distance: 3.2, proximity: .far)), into: &out) == .published)
     // Losing the nearest node altogether is a change; so is finding one again.
-    #expect(p.update(still(t: 1004.5, nearest: nil), into: &out) == .published)
-    #expect(p.update(still(t: 1005, nearest: NodeRange(node: "b", distance: 2.9, proximity: .near)), into: &out) == .published)
+    #expect(p.update(still(t: 1005.5, nearest: nil), into: &out) == .published)
+    #expect(p.update(still(t: 1006, nearest: NodeRange(node: "b", distance: 2.9, proximity: .near)), into: &out) == .published)
     // The heartbeat publishes whatever flickered meanwhile.
-    #expect(p.update(still(t: 1015, nearest: NodeRange(node: "a", distance: 3.1, proximity: .far)), into: &out) == .published)
+    #expect(p.update(still(t: 1016, nearest: NodeRange(node: "a", distance: 3.1, proximity: .far)), into: &out) == .published)
+}
+
+/// A NaN (a solve gone wrong upstream) publishes rather than silencing the device until its
+/// heartbeat: every comparison of the deadband is written so.
+@Test func aNaNPublishes() {
+    var out: [MQTTMessage] = []
+    var p = publisher()
+    #expect(p.update(still(t: 1000), into: &out) == .published)
+    #expect(p.update(still(t: 1000.5, x: .nan), into: &out) == .published)
+    #expect(p.update(still(t: 1001, confidence: .nan), into: &out) == .published)
 }
 
 @Test func zeroPublishesEveryUpdate() {
@@ -175,9 +189,13 @@ private struct Run {
     var tracks: [DeviceUpdate] = []
     var events: [ZoneEvent] = []
     var published = 0.0, suppressed = 0.0, solved = 0.0
+    /// When the state told to `stateShed` was made (see `shedAfter`).
+    var shedAt: Double?
 }
 
-private func run(deadband: Double) -> Run {
+/// `shedAfter`: the first state message made after that time is dropped as the service drops
+/// one under broker lag (`AggregatorCore.stateShed`), and not counted in `states`.
+private func run(deadband: Double, shedAfter: Double? = nil) -> Run {
     var site = twoRoomSite()
     site.positioning.stateDeadband = deadband
     let topics = Topics()
@@ -200,7 +218,12 @@ private func run(deadband: Double) -> Run {
         }
         for effect in effects {
             switch effect {
+            case .state(_, let device) where shedAfter.map({ t > $0 }) == true && result.shedAt == nil:
+                core.stateShed(device)
+                result.shedAt = t
             case .state: result.states.append(t)
+            // A state that comes with a room change is never dropped, so it is a `.publish`.
+            case .publish(let m) where m.topic.hasSuffix("/state"): result.states.append(t)
             case .publish(let m) where m.topic.hasSuffix("/room"): result.rooms.append(String(decoding: m.payload, as: UTF8.self))
             case .track(let u): result.tracks.append(u)
             case .event(let e, _): result.events.append(e)
@@ -231,4 +254,18 @@ private func run(deadband: Double) -> Run {
     #expect(stillDeadband >= 3, "heartbeats every 10 s: \(stillDeadband)")
     // Walking: the state follows.
     #expect(deadband.states.filter { $0 > 1042 }.count >= 8)
+}
+
+
+/// A state dropped under broker lag must not leave the retained state stale until the next
+/// change or heartbeat (for a device that then goes silent, for good): the next update is
+/// published whatever the deadband says.
+@Test func aShedStateIsPublishedAgainAtTheNextUpdate() throws {
+    let kept = run(deadband: 0.25), shed = run(deadband: 0.25, shedAfter: 1010)
+    let at = try #require(shed.shedAt)
+    // Without the shed, nothing is due for a while after that state (the device lies still)…
+    #expect(!kept.states.contains { $0 > at && $0 <= at + 3.5 }, "\(kept.states)")
+    // …with it, the next solved update is published: a still device is solved at least every
+    // 3 s (held in between, and a held fix is never published).
+    #expect(shed.states.contains { $0 > at && $0 <= at + 3.5 }, "shed at \(at): \(shed.states)")
 }
