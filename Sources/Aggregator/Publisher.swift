@@ -245,8 +245,8 @@ struct PublishedState {
 /// still or not; most tags lie still, and their fixes wander within the positioning's scatter. A state message
 /// is QoS 1 and retained, so each costs the broker a store and every subscriber (Home
 /// Assistant's recorder writes each attribute change) a message. The policy publishes at once
-/// what a consumer acts on (room, away/back, floor, zones, nearest node, its proximity class,
-/// a confidence step) and a move of `deadband` metres or more; otherwise only a heartbeat every
+/// what a consumer acts on (room, away/back, floor, zones, the nearest node's proximity class
+/// with hysteresis, a confidence step) and a move of `deadband` metres or more; otherwise only a heartbeat every
 /// `heartbeat` seconds of event time keeps `t` fresh. Positions, rooms, zone events and the
 /// SQLite tracks do not depend on it: they are made before it, from every update.
 struct StatePolicy: Sendable, Equatable {

@@ -118,7 +118,8 @@ public struct ConfigReader {
     public static func seconds(_ text: String) -> Double? {
         let units: [(suffix: String, scale: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         for unit in units where text.hasSuffix(unit.suffix) {
-            guard let value = Double(text.dropLast(unit.suffix.count)), value.isFinite else { return nil }
+            // Finite after scaling too: `1e305d` would otherwise be an infinite duration.
+            guard let value = Double(text.dropLast(unit.suffix.count)), (value * unit.scale).isFinite else { return nil }
             return value * unit.scale
         }
         guard let value = Double(text), value.isFinite else { return nil }

@@ -117,7 +117,7 @@ public struct PositioningSettings: Sendable, Equatable {
     public var awayAfter: Double = 120
     /// `state_deadband`: metres a device's position must move (on the floor plan, x and y)
     /// from the state last published for it before its `state` topic is published again;
-    /// room, floor, zones, nearest node and proximity, confidence and away publish at once.
+    /// room, floor, zones, proximity class (with hysteresis), confidence and away publish at once.
     /// 0 publishes every update. Read by the aggregator's publisher only: positions, rooms,
     /// events and tracks do not depend on it.
     public var stateDeadband: Double = 0.25

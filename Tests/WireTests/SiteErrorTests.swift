@@ -80,6 +80,9 @@ struct BrokenLine: Sendable, CustomTestStringConvertible {
                key: "positioning.state_heartbeat", says: "expects 0 or a positive duration"),
     BrokenLine(line: 14, text: "positioning: { window: 3s, state_heartbeat: often }",
                key: "positioning.state_heartbeat", says: "expects 0 or a positive duration"),
+    // Finite as written, infinite once scaled to seconds.
+    BrokenLine(line: 14, text: "positioning: { window: 3s, state_heartbeat: 1e305d }",
+               key: "positioning.state_heartbeat", says: "expects 0 or a positive duration"),
     BrokenLine(line: 15, text: "mqtt: { port: 70000 }",
                key: "mqtt.port", says: "expects a whole number in 1...65535"),
     BrokenLine(line: 15, text: "mqtt: { port: 1883, port: 1884 }",
