@@ -111,13 +111,14 @@ struct SuiteFigures {
     private var ladderLines: [String] {
         guard let e = endToEnd else { return [] }
         var lines = ["", "### End-to-end ladder (aggregator and `mosquitto_sub` on the same broker, same run)", "",
-                     "| offered/s | aggregator accepted/s | keeps up | aggregator cores | p50 / p99 processing | mosquitto_sub received/s | keeps up |",
-                     "|---|---|---|---|---|---|---|"]
+                     "| offered/s | aggregator accepted/s | keeps up | aggregator cores | p50 / p99 processing | states published/s (of updates) | mosquitto_sub received/s | keeps up |",
+                     "|---|---|---|---|---|---|---|---|"]
         // A step begun with a backlog from the one before is shown, not counted.
         for s in e.steps {
             let keeps = s.aggregatorKeepsUp ? (s.startedClean ? "yes" : "(yes, begun with a backlog)") : "no"
             lines.append("| \(thousands(s.offered)) | \(thousands(s.aggregatorRate)) | \(keeps) | "
                          + "\(decimal(s.aggregatorCores, 2)) | \(milliseconds(s.p50)) / \(milliseconds(s.p99)) | "
+                         + "\(s.seconds > 0 ? thousands(s.statesMade / s.seconds) : "—") (\(s.statesMade + s.statesSuppressed > 0 ? decimal(100 * s.statesMade / (s.statesMade + s.statesSuppressed), 0) : "—") %) | "
                          + "\(s.subscriberRate.map { thousands($0) } ?? "—") | \(s.subscriberKeepsUp.map { $0 ? "yes" : "no" } ?? "—") |")
         }
         return lines

@@ -27,6 +27,8 @@ struct LoadStep {
     var statesReceived = 0.0
     /// Updates the aggregator's state deadband left unpublished.
     var statesSuppressed = 0.0
+    /// Wall seconds the load ran.
+    var seconds = 0.0
     /// Position solves the aggregator made over the step, and those it left out (held).
     var solves = 0.0
     var holds = 0.0
@@ -103,6 +105,7 @@ extension BenchRig {
         let shed = (before?.shedMessages ?? 0) * Double(LoadGenerator.batchMax)
         step.startedClean = (before?.readings ?? 0) + (before?.rejected ?? 0) + shed >= 0.99 * offeredSoFar
         step.statesMade = statesMade
+        step.seconds = run.seconds
         step.statesReceived = Double(statesDone - states0)
         step.statesSuppressed = (drained?.statesSuppressed ?? 0) - (before?.statesSuppressed ?? 0)
         step.solves = (drained?.solved ?? 0) - (before?.solved ?? 0)
