@@ -116,8 +116,8 @@ extension Engine {
         devices[d].isPresent = true
         measureRoomLoudness()
         var presence = takePresence(d)
-        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, heard: roomLoudness, at: t,
-                         site: geometry, options: options) { kind, zone, isRoom, dwell in
+        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, floorContested: fix.floorContested,
+                         heard: roomLoudness, at: t, site: geometry, options: options) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
         devices[d].presence = presence

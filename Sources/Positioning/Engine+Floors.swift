@@ -10,6 +10,7 @@ extension Engine {
         var best: Fix?
         var bestScore = Double.infinity
         var tried: (Int, Int, Int) = (-1, -1, -1)
+        var solidFloors = 0
         for _ in 0..<3 {
             guard let f = strongestUntriedFloor(excluding: tried) else { break }
             tried = (tried.1, tried.2, f)
@@ -21,8 +22,10 @@ extension Engine {
             let against = locator.otherFloorsCost(observations, fix: fix, site: geometry, model: model) / Double(max(fix.fixes, 1))
             let score = (fix.cost + against) * (f == devices[d].track.floor ? 0.8 : 1) - Double(fix.fixes) * 0.01
                 + (fix.fixes < 3 ? 1_000 : 0)
+            if fix.fixes >= 3 { solidFloors += 1 }
             if score < bestScore { best = fix; bestScore = score }
         }
+        best?.floorContested = solidFloors >= 2
         return best
     }
 

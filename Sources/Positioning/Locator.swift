@@ -29,6 +29,10 @@ struct Fix: Sendable {
     var fixes: Int
     /// Mean robust cost per observation (lower fits better); compares floors.
     var cost: Double
+    /// Set by `Engine.bestFix`: the fix's floor won against another floor that three or more
+    /// nodes fixed too, so the floor is the fit's own finding (the room test then counts a
+    /// change of floor in full), not the only floor it could solve.
+    var floorContested = false
 }
 
 /// The locators a site can use, selectable by name on the command line.

@@ -36,13 +36,16 @@ struct Presence: Sendable {
 
     /// One tracked position: may emit exits and enters. `heard` is, per room, the strongest
     /// RSSI (for the device's reference power) of a node in that room; `-infinity` where none heard it.
-    mutating func observe(_ p: Point2, floor f: Int, confidence: Double, heard: [Double], at t: Double, site: SiteGeometry,
-                          options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        updateRoom(p, floor: f, confidence: confidence, heard: heard, at: t, site: site, options: options, emit: emit)
+    /// `floorContested`: the fix's floor beat another floor that three or more nodes fixed too
+    /// (`Fix.floorContested`).
+    mutating func observe(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool = false, heard: [Double], at t: Double,
+                          site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        updateRoom(p, floor: f, confidence: confidence, floorContested: floorContested, heard: heard, at: t, site: site,
+                   options: options, emit: emit)
         updateZones(p, floor: f, at: t, site: site, options: options, emit: emit)
     }
 
-    private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, heard: [Double], at t: Double,
+    private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool, heard: [Double], at t: Double,
                                      site: SiteGeometry, options: EngineOptions,
                                      emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         let dt = min(max(t - lastObserved, 0), 2)
@@ -55,8 +58,11 @@ struct Presence: Sendable {
         // (`Engine.bestFix`). Weighed by it, a fix on another floor than the current room's added
         // the 2 m·s of a room change at the default locator's usual confidence of 0.05–0.15 in
         // 7–20 s: it came down the house's stairs into the hall 7.5 s after the device, the
-        // baselines, whose confidence there is 0.3 or more, 2 s.
-        let floorWeight = dt
+        // baselines, whose confidence there is 0.3 or more, 2 s. Only when the floor was
+        // contested, though (`Fix.floorContested`): a floor that won because the current one had
+        // fewer than three nodes to fix it (its nodes down, or two heard and three through the
+        // ceiling) is weighed by confidence as any fix is.
+        let floorWeight = floorContested ? dt : weight
         let crossing = site.rooms[room].floor != f
         let cap = options.roomStep
         // The current room on another floor: this fix says the device is not in it at all.

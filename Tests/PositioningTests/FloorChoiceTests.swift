@@ -75,6 +75,36 @@ struct FloorChoiceTests {
         #expect(all.filter { $0.t >= arrived }.allSatisfy { $0.room == "hall" })
     }
 
+    /// A fix on another floor counts in full in the room test only when its floor won against
+    /// another floor that three or more nodes fixed too (`Fix.floorContested`): a floor that
+    /// was the only one the engine could solve (the current floor's nodes down, or two heard and
+    /// three through the ceiling) moves the device only as fast as the fixes' confidence says.
+    @Test func onlyAContestedFloorCountsInFullInTheRoomTest() {
+        let geometry = SiteGeometry(Self.twoFloorSite())
+        let living = geometry.rooms.firstIndex { $0.id == "living" }!
+        func secondsToLeave(contested: Bool) -> Double {
+            var presence = Presence()
+            let heard = [Double](repeating: -.infinity, count: geometry.rooms.count)
+            // Settled in the living room with confident fixes…
+            for i in 0..<20 {
+                presence.observe(Point2(5, 2), floor: 0, confidence: 0.8, heard: heard, at: Double(i) * 0.5,
+                                 site: geometry, options: EngineOptions()) { _, _, _, _ in }
+            }
+            #expect(presence.room == living)
+            // …then fixes in the bedroom above, at a confidence of 0.1.
+            for i in 20..<400 {
+                let t = Double(i) * 0.5
+                presence.observe(Point2(5, 2), floor: 1, confidence: 0.1, floorContested: contested, heard: heard, at: t,
+                                 site: geometry, options: EngineOptions()) { _, _, _, _ in }
+                if presence.room != living { return t - 10 }
+            }
+            return .infinity
+        }
+        let contested = secondsToLeave(contested: true), alone = secondsToLeave(contested: false)
+        #expect(contested <= 8, "contested: \(contested) s")
+        #expect(alone >= 2.5 * contested, "contested \(contested) s, uncontested \(alone) s")
+    }
+
     @Test func aDeviceAtTheFootOfTheStairsStaysOnTheGroundFloor() {
         // Ten minutes at the foot of the stairs, under the landing's node: the hall's node 1 m
         // away, the landing's 3.3 m above through a 15 dB floor that the engine is not told of,
