@@ -67,6 +67,27 @@ struct EdgeReplayTests {
                 "\(edge.stderr)")
     }
 
+    /// A broker whose packet limit no single reading fits: each reading is dropped and counted
+    /// once the halving reaches it alone, the limit then goes back to `batch_max` (a reading too
+    /// large on its own may be all that made a batch too large), and each of the two messages
+    /// is said once for the connection, not once a reading. The edge still finishes cleanly.
+    @Test func readingsLargerThanTheBrokersLimitAreDroppedCountedAndSaidOnce() async throws {
+        let expected = try goldenReadings()
+        let broker = try Broker(settings: ["max_packet_size 120"])
+        let topics = NodeTopics(node: "attic")
+        let collector = try Collector(broker: broker, filters: [topics.all])
+        try await collector.ready()
+        let edge = try EdgeProcess(["--node", "attic", "--broker", broker.url, "--protocol", "5", "--replay", capture,
+                                    "--speed", "0", "--qos", "1", "--flush-timeout", "20s"])
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
+        #expect(collector.messages(on: topics.readings).isEmpty)
+        let lines = edge.stderr.components(separatedBy: "\n")
+        #expect(lines.filter { $0.contains("larger on its own") }.count == 1, "\(edge.stderr)")
+        #expect(lines.filter { $0.contains("takes no batch") }.count == 1, "\(edge.stderr)")
+        #expect(expected.count > 100)
+    }
+
     @Test func brokerOutageMidReplayLosesNothingAndDuplicatesNothing() async throws {
         let expected = try goldenReadings()
         let broker = try Broker(persistent: true)
