@@ -140,11 +140,11 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    /// A clean shutdown: every open visit gets its exit.
     /// The service dropped device `id`'s state message (broker lag): its next update is
     /// published, whatever the state deadband would say, so the retained state catches up.
     func stateShed(_ id: String) { publisher.invalidate(id) }
 
+    /// A clean shutdown: every open visit gets its exit.
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }

@@ -9,7 +9,8 @@ import Wire
 /// adds evidence that averages below zero and rarely reaches the threshold; a walk through a
 /// door adds about `roomStep` a second and crosses it within seconds. Rooms not joined to the
 /// current one need `farRoomDwellFactor` times the evidence. A fix on another floor than the
-/// current room's counts in full whatever its confidence (below). Zones are entered after `dwell`
+/// current room's counts in full whatever its confidence when its floor won against another
+/// floor that three or more nodes fixed too (below). Zones are entered after `dwell`
 /// seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is
 /// paired with exactly one exit, including on `leave` (away or shutdown).
 struct Presence: Sendable {
