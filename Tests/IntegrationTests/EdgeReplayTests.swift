@@ -49,14 +49,7 @@ struct EdgeReplayTests {
     /// its batches down until they fit.
     @Test func batchesShrinkToTheBrokersPacketLimit() async throws {
         let expected = try goldenReadings()
-        let broker = try Broker(settings: ["max_packet_size 3000"])
-        let topics = NodeTopics(node: "attic")
-        let collector = try Collector(broker: broker, filters: [topics.all])
-        try await collector.ready()
-        let edge = try EdgeProcess(["--node", "attic", "--broker", broker.url, "--protocol", "5", "--replay", capture,
-                                    "--speed", "0", "--qos", "1", "--flush-timeout", "20s"])
-        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
-        #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
+        let (edge, collector, topics) = try await replay(maxPacketSize: 3000)
         let (batches, redelivered) = try deliveredBatches(collector.messages, topic: topics.readings)
         #expect(redelivered == 0)
         #expect(batches.map(\.seq) == Array(1...max(batches.count, 1)))
@@ -73,7 +66,18 @@ struct EdgeReplayTests {
     /// is said once for the connection, not once a reading. The edge still finishes cleanly.
     @Test func readingsLargerThanTheBrokersLimitAreDroppedCountedAndSaidOnce() async throws {
         let expected = try goldenReadings()
-        let broker = try Broker(settings: ["max_packet_size 120"])
+        let (edge, collector, topics) = try await replay(maxPacketSize: 120)
+        #expect(collector.messages(on: topics.readings).isEmpty)
+        let lines = edge.stderr.components(separatedBy: "\n")
+        #expect(lines.filter { $0.contains("larger on its own") }.count == 1, "\(edge.stderr)")
+        #expect(lines.filter { $0.contains("takes no batch") }.count == 1, "\(edge.stderr)")
+        #expect(expected.count > 100)
+    }
+
+    /// The golden capture replayed at full speed (MQTT 5, QoS 1) to a broker that takes no
+    /// packet over `maxPacketSize` bytes, until the edge has finished and said `offline`.
+    private func replay(maxPacketSize: Int) async throws -> (EdgeProcess, Collector, NodeTopics) {
+        let broker = try Broker(settings: ["max_packet_size \(maxPacketSize)"])
         let topics = NodeTopics(node: "attic")
         let collector = try Collector(broker: broker, filters: [topics.all])
         try await collector.ready()
@@ -81,11 +85,7 @@ struct EdgeReplayTests {
                                     "--speed", "0", "--qos", "1", "--flush-timeout", "20s"])
         #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
         #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
-        #expect(collector.messages(on: topics.readings).isEmpty)
-        let lines = edge.stderr.components(separatedBy: "\n")
-        #expect(lines.filter { $0.contains("larger on its own") }.count == 1, "\(edge.stderr)")
-        #expect(lines.filter { $0.contains("takes no batch") }.count == 1, "\(edge.stderr)")
-        #expect(expected.count > 100)
+        return (edge, collector, topics)
     }
 
     @Test func brokerOutageMidReplayLosesNothingAndDuplicatesNothing() async throws {
