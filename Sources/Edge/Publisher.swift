@@ -36,14 +36,8 @@ final class Publisher: @unchecked Sendable {
     private var inflight: [Int32: Int] = [:]
     private var counts = Telemetry.Counts()
     private var batch: [Reading] = []
-    /// Readings in one batch at most: `batchMax`, cut by half each time the broker's packet
-    /// limit (MQTT 5) refuses a batch; doubled again after `growAfter` batches sent in a row
-    /// (a refusal is libmosquitto's own, before anything is sent, so probing costs little),
-    /// and back to `batchMax` on every new connection and after a reading too large on its own
-    /// (which may have been all that made the batches too large).
-    private var batchLimit: Int
-    private var sentAtLimit = 0
-    private static let growAfter = 32
+    /// Readings in one batch at most, under the broker's packet limit.
+    private var batchLimit: BatchLimit
     /// Whether this connection's packet limit, and a reading too large on its own, were
     /// reported (each once a connection: probing larger batches meets the limit again).
     private var limitReported = false
@@ -62,7 +56,7 @@ final class Publisher: @unchecked Sendable {
         statusTopic = topics.nodeStatus(config.node)
         incoming = Mutex(Incoming(readings: ReadingQueue(capacity: config.bufferMax)))
         batch.reserveCapacity(config.batchMax)
-        batchLimit = config.batchMax
+        batchLimit = BatchLimit(batchMax: config.batchMax)
         var options = config.mqtt
         options.will = Will(topic: statusTopic, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         client = try MQTTClient(options, queue: queue) { [weak self] event in self?.handle(event) }
@@ -95,8 +89,7 @@ final class Publisher: @unchecked Sendable {
         case .connected:
             connected = true
             refusals.removeAll()
-            batchLimit = config.batchMax
-            sentAtLimit = 0
+            batchLimit.reset()
             limitReported = false
             oversizeReported = false
             _ = try? client.publish(statusTopic, Array("online".utf8), qos: .atLeastOnce, retain: true)
@@ -127,14 +120,14 @@ final class Publisher: @unchecked Sendable {
         incoming.withLock { $0.drainScheduled = false }
         while connected && inflight.count < config.window {
             batch.removeAll(keepingCapacity: true)
-            let limit = batchLimit
+            let limit = batchLimit.value
             incoming.withLock { s in
                 guard s.readings.count >= batchMax || (partial && !s.readings.isEmpty) else { return }
                 s.readings.take(max: limit, into: &batch)
             }
             guard !batch.isEmpty else { break }
             let outcome = send()
-            if outcome == .sent { grow(); continue }
+            if outcome == .sent { batchLimit.sent(); continue }
             if outcome == .tooLarge { shrink(); continue }
             incoming.withLock { $0.readings.restore(batch) }
             break
@@ -146,31 +139,19 @@ final class Publisher: @unchecked Sendable {
     /// again, forever, so it goes back to wait for smaller ones; a single reading too large
     /// on its own is dropped and counted.
     private func shrink() {
-        sentAtLimit = 0
-        guard batch.count > 1 else {
+        switch batchLimit.refused(count: batch.count) {
+        case .drop:
             if !oversizeReported {
                 oversizeReported = true
                 printError("whereabouts-edge: a reading of \(batch[0].id) is larger on its own than the broker takes (its maximum packet size); dropped, and any more are counted as lost in telemetry")
             }
             counts.lost += 1
-            batchLimit = config.batchMax
-            return
-        }
-        if !limitReported {
-            limitReported = true
-            printError("whereabouts-edge: the broker takes no batch of \(batch.count) readings (its maximum packet size); sending smaller ones")
-        }
-        batchLimit = batch.count / 2
-        incoming.withLock { $0.readings.restore(batch) }
-    }
-
-    /// After `growAfter` batches sent in a row below `batchMax`, tries batches twice as large.
-    private func grow() {
-        guard batchLimit < config.batchMax else { return }
-        sentAtLimit += 1
-        if sentAtLimit >= Self.growAfter {
-            sentAtLimit = 0
-            batchLimit = min(config.batchMax, batchLimit * 2)
+        case .split:
+            if !limitReported {
+                limitReported = true
+                printError("whereabouts-edge: the broker takes no batch of \(batch.count) readings (its maximum packet size); sending smaller ones")
+            }
+            incoming.withLock { $0.readings.restore(batch) }
         }
     }
 
