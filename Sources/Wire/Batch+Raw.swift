@@ -75,8 +75,8 @@ extension BatchReading {
 
     /// The canonical reading at `start` of the `count` bytes at `p` and the offset after it,
     /// or nil. One pass with a local index over raw memory: each key and its punctuation is
-    /// one compare of an eight-byte word (`CanonicalWords`), strings end at the first flagged
-    /// byte of their word (`JSONScanner.plainStringEnd`), numbers are read digit by digit into the
+    /// one compare of an eight-byte word (`CanonicalWords`), strings are checked sixteen bytes
+    /// at a time (`JSONScanner.plainStringEnd`), numbers are read digit by digit into the
     /// same mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
     /// bytes of 0x80 or above, whitespace, other key orders or keys, `null`, exponents, long
     /// numbers, values out of range, the end of the buffer near) gives up.
@@ -111,7 +111,7 @@ extension BatchReading {
             guard i + 8 <= count else { return nil }
             w = word(p, i)
         }
-        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count), Batch.isTime(t) else { return nil }
+        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count) else { return nil }
         i = afterT
         // `,"kind":"` (nine bytes).
         guard i + 9 <= count, word(p, i) == W.kind, p.load(fromByteOffset: i + 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
@@ -157,9 +157,10 @@ extension BatchReading {
     }
 
     /// A reading's time: digits, optionally a point and digits, nineteen digits at most, no
-    /// sign or exponent, above zero and followed by a comma (the offset returned is the
-    /// comma's). The value is `JSONScanner.double()`'s for the same bytes: the same mantissa
-    /// (every digit, as it keeps up to nineteen) and exponent, scaled by the same function.
+    /// sign or exponent, a valid time (`Batch.isTime`) and followed by a comma (the offset
+    /// returned is the comma's). The value is `JSONScanner.double()`'s for the same bytes: the
+    /// same mantissa (every digit, as it keeps up to nineteen) and exponent, scaled by the same
+    /// function.
     @inline(__always)
     private static func time(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
         var i = start
@@ -167,13 +168,13 @@ extension BatchReading {
         var digits = 0, exponent = 0
         if i + 16 <= count, let v = JSONScanner.eightDigits(word(p, i)) {
             // Edges' times: ten digits, a point and three (`JSONWriter.time`), then the comma.
-            // The second word is `dd.ddd,"`: with its point, comma and quote made zeros its
-            // digits are `dd0ddd00`.
+            // The second word is `dd.ddd,"`: its five digits, moved behind three zeros, are
+            // read as one number `000ddddd`.
             let w = word(p, i + 8)
             if w & 0xFFFF_0000_00FF_0000 == 0x222C_0000_002E_0000,
-               let x = JSONScanner.eightDigits((w & 0x0000_FFFF_FF00_FFFF) | 0x3030_0000_0030_0000) {
-                let tail = x / 100   // `dd0ddd`
-                let m = v &* 100_000 &+ (tail / 10_000) &* 1000 &+ tail % 10_000
+               let x = JSONScanner.eightDigits(0x30_3030 | (w & 0xFFFF) << 24 | (w & 0x0000_FFFF_FF00_0000) << 16) {
+                let m = v &* 100_000 &+ x
+                // A whole number of milliseconds from 1 up is a valid time: no `isTime` needed.
                 guard m > 0 else { return nil }
                 return (scaled(m, -3), i + 14)
             }
@@ -197,7 +198,8 @@ extension BatchReading {
             guard exponent < 0, i < count else { return nil }
         }
         guard digits <= 19, mantissa > 0, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ",") else { return nil }
-        return (scaled(mantissa, exponent), i)
+        let t = scaled(mantissa, exponent)
+        return Batch.isTime(t) ? (t, i) : nil
     }
 }
 

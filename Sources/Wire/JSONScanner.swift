@@ -136,22 +136,17 @@ public struct JSONScanner {
 
     /// The offset of the closing quote of the plain string (ASCII, no escape, no byte of 0x80 or
     /// above, no control character) whose bytes start at `start` of the `count` at `p`, read
-    /// eight bytes at a time; `nil` when the string is not plain (fast paths then fall back to
+    /// sixteen bytes at a time; `nil` when the string is not plain (fast paths then fall back to
     /// the full decoder, which decides).
     @inline(__always)
     static func plainStringEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
         var i = start
-        while i + 8 <= count {
-            let w = UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            // As in `rawString`, and a byte of 0x80 or above (its own high bit) ends it too.
-            let ends = (stringEnds(w) | w) & 0x8080_8080_8080_8080
-            if ends != 0 {
-                // The lowest flagged byte is a real end (`stringEnds`): the string ends there
-                // if it is the quote, and is not plain otherwise.
-                let j = i + ends.trailingZeroBitCount >> 3
-                return p.load(fromByteOffset: j, as: UInt8.self) == UInt8(ascii: "\"") ? j : nil
+        while i + 16 <= count {
+            if let k = firstPlainEnd(p.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)) {
+                // The string ends there if that byte is the quote, and is not plain otherwise.
+                return p.load(fromByteOffset: i + k, as: UInt8.self) == UInt8(ascii: "\"") ? i + k : nil
             }
-            i += 8
+            i += 16
         }
         while i < count {
             let c = p.load(fromByteOffset: i, as: UInt8.self)
@@ -160,6 +155,19 @@ public struct JSONScanner {
             i += 1
         }
         return nil
+    }
+
+    /// The index of the first of sixteen string bytes that ends a plain run — a quote, a
+    /// backslash, a control character or a byte of 0x80 or above (negative as an `Int8`) — or
+    /// nil. Three vector compares (SSE2 on x86-64, NEON on ARM) where words took fifteen
+    /// instructions per eight bytes; the lanes that match are all ones, read as two words.
+    @inline(__always)
+    static func firstPlainEnd(_ v: SIMD16<Int8>) -> Int? {
+        let ends = (v .== SIMD16<Int8>(repeating: 0x22)) .| (v .== SIMD16<Int8>(repeating: 0x5C)) .| (v .< SIMD16<Int8>(repeating: 0x20))
+        let lanes = unsafeBitCast(SIMD16<Int8>(repeating: 0).replacing(with: -1, where: ends), to: SIMD2<UInt64>.self)
+        let low = UInt64(littleEndian: lanes[0]), high = UInt64(littleEndian: lanes[1])
+        guard low | high != 0 else { return nil }
+        return low != 0 ? low.trailingZeroBitCount >> 3 : 8 + high.trailingZeroBitCount >> 3
     }
 
     /// A whole number of at most four digits, optionally negative, followed by `,` or `}`;
