@@ -75,59 +75,63 @@ extension BatchReading {
 
     /// The canonical reading at `start` of the `count` bytes at `p` and the offset after it,
     /// or nil. One pass with a local index over raw memory: each key and its punctuation is
-    /// one compare of an eight-byte word (`CanonicalWords`), strings are checked sixteen bytes
-    /// at a time (`JSONScanner.plainStringEnd`), numbers are read digit by digit into the
-    /// same mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
+    /// one compare of an eight-byte word (`CanonicalWords`), strings are checked thirty-two
+    /// bytes at a time (`JSONScanner.plainStringEnd`), numbers are read into the same
+    /// mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
     /// bytes of 0x80 or above, whitespace, other key orders or keys, `null`, exponents, long
-    /// numbers, values out of range, the end of the buffer near) gives up.
+    /// numbers, values out of range, the end of the buffer near) gives up. Offsets step with
+    /// `&+`: they stay within a payload of at most `Batch.maxPayloadBytes`, and an overflow
+    /// check at every step was a tenth of the function.
     static func canonical(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (BatchReading, Int)? {
         typealias W = CanonicalWords
+        // The last offset a whole word can be read at.
+        let last = count &- 8
         var i = start
         // `{"id":"` (seven bytes: the word's last byte is the id's first).
-        guard i + 8 <= count, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
-        let idStart = i + 7
+        guard i <= last, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
+        let idStart = i &+ 7
         guard let idEnd = JSONScanner.plainStringEnd(p, idStart, count) else { return nil }
-        let idCount = idEnd - idStart
+        let idCount = idEnd &- idStart
         guard idCount > 0, idCount <= Reading.maxIdBytes else { return nil }
-        i = idEnd + 1
-        guard i + 8 <= count else { return nil }
+        i = idEnd &+ 1
+        guard i <= last else { return nil }
         var w = word(p, i)
         if w == W.mac {
-            guard let macEnd = JSONScanner.plainStringEnd(p, i + 8, count) else { return nil }
-            i = macEnd + 1
-            guard i + 8 <= count else { return nil }
+            guard let macEnd = JSONScanner.plainStringEnd(p, i &+ 8, count) else { return nil }
+            i = macEnd &+ 1
+            guard i <= last else { return nil }
             w = word(p, i)
         }
-        guard w == W.rssi, let (rssi, afterRssi) = smallInteger(p, i + 8, count) else { return nil }
+        guard w == W.rssi, let (rssi, afterRssi) = smallInteger(p, i &+ 8, last) else { return nil }
         i = afterRssi
         // At the comma after the RSSI: `,"tx":` or `,"t":`.
-        guard i + 8 <= count else { return nil }
+        guard i <= last else { return nil }
         w = word(p, i)
         var tx = noTx
         if w & 0x0000_FFFF_FFFF_FFFF == W.tx {
-            guard let (v, after) = smallInteger(p, i + 6, count) else { return nil }
+            guard let (v, after) = smallInteger(p, i &+ 6, last) else { return nil }
             tx = v
             i = after
-            guard i + 8 <= count else { return nil }
+            guard i <= last else { return nil }
             w = word(p, i)
         }
-        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count) else { return nil }
+        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i &+ 5, count) else { return nil }
         i = afterT
         // `,"kind":"` (nine bytes).
-        guard i + 9 <= count, word(p, i) == W.kind, p.load(fromByteOffset: i + 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
-        i += 9
+        guard i < last, word(p, i) == W.kind, p.load(fromByteOffset: i &+ 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+        i &+= 9
         let kind: ReadingKind
-        if i + 8 <= count, word(p, i) == W.ibeacon {
+        if i <= last, word(p, i) == W.ibeacon {
             kind = .ibeacon
-            i += 8
+            i &+= 8
         } else {
             guard let kindEnd = JSONScanner.plainStringEnd(p, i, count),
-                  let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd - i)) else { return nil }
+                  let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd &- i)) else { return nil }
             kind = k
-            i = kindEnd + 1
+            i = kindEnd &+ 1
         }
         guard i < count, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "}") else { return nil }
-        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, rssi: rssi, tx: tx, t: t, kind: kind), i + 1)
+        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, rssi: rssi, tx: tx, t: t, kind: kind), i &+ 1)
     }
 
     @inline(__always)
@@ -137,10 +141,10 @@ extension BatchReading {
 
     /// An RSSI or a measured power: `-` and one to three digits, or one to three digits, in
     /// -127...20 and followed by a comma (the offset returned is the comma's); otherwise nil.
-    /// The bytes are read from one word.
+    /// The bytes are read from one word, at `start` if that is not after `last`.
     @inline(__always)
-    private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Int16, Int)? {
-        guard start + 8 <= count else { return nil }
+    private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ last: Int) -> (Int16, Int)? {
+        guard start <= last else { return nil }
         var w = word(p, start)
         let negative = w & 0xFF == UInt64(UInt8(ascii: "-"))
         if negative { w >>= 8 }
@@ -153,33 +157,38 @@ extension BatchReading {
         }
         guard w >> (8 &* digits) & 0xFF == UInt64(UInt8(ascii: ",")), value <= (negative ? 127 : 20) else { return nil }
         let v = Int16(truncatingIfNeeded: value)
-        return (negative ? -v : v, start + Int(digits) + (negative ? 1 : 0))
+        return (negative ? -v : v, start &+ Int(digits) &+ (negative ? 1 : 0))
     }
 
     /// A reading's time: digits, optionally a point and digits, nineteen digits at most, no
     /// sign or exponent, a valid time (`Batch.isTime`) and followed by a comma (the offset
     /// returned is the comma's). The value is `JSONScanner.double()`'s for the same bytes: the
     /// same mantissa (every digit, as it keeps up to nineteen) and exponent, scaled by the same
-    /// function.
+    /// function. Edges' times (ten digits, a point and three: `JSONWriter.time`) are read here
+    /// as two words; any other form by `anyTime`, out of line.
     @inline(__always)
     private static func time(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
-        var i = start
-        var mantissa: UInt64 = 0
-        var digits = 0, exponent = 0
-        if i + 16 <= count, let v = JSONScanner.eightDigits(word(p, i)) {
-            // Edges' times: ten digits, a point and three (`JSONWriter.time`), then the comma.
-            // The second word is `dd.ddd,"`: its five digits, moved behind three zeros, are
-            // read as one number `000ddddd`.
-            let w = word(p, i + 8)
+        // The second word is `dd.ddd,"`: its five digits, moved behind three zeros, are read
+        // as one number `000ddddd`.
+        if start &+ 16 <= count, let v = JSONScanner.eightDigits(word(p, start)) {
+            let w = word(p, start &+ 8)
             if w & 0xFFFF_0000_00FF_0000 == 0x222C_0000_002E_0000,
                let x = JSONScanner.eightDigits(0x30_3030 | (w & 0xFFFF) << 24 | (w & 0x0000_FFFF_FF00_0000) << 16) {
                 let m = v &* 100_000 &+ x
                 // A whole number of milliseconds from 1 up is a valid time: no `isTime` needed.
                 guard m > 0 else { return nil }
-                return (scaled(m, -3), i + 14)
+                return (scaled(m, -3), start &+ 14)
             }
-            mantissa = v; digits = 8; i += 8
         }
+        return anyTime(p, start, count)
+    }
+
+    /// `time` digit by digit, for the forms edges do not write.
+    @inline(never)
+    private static func anyTime(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
+        var i = start
+        var mantissa: UInt64 = 0
+        var digits = 0, exponent = 0
         while i < count {
             let d = p.load(fromByteOffset: i, as: UInt8.self) &- 0x30
             guard d <= 9 else { break }
