@@ -15,11 +15,12 @@ public struct BatchReading: Sendable, Equatable {
     public var idCount: Int32
     /// The id's bytes are the id: ASCII without escapes. Otherwise `id(in:)` resolves them.
     public var idIsPlain: Bool
+    /// Next to the flag, so that the reading packs into 32 bytes (40 with `kind` after `t`).
+    public var kind: ReadingKind
     public var rssi: Int16
     /// Measured power at 1 m, or `BatchReading.noTx`.
     public var tx: Int16
     public var t: Double
-    public var kind: ReadingKind
     /// Free for the consumer: the aggregator keeps the engine's hash of the id here, made on
     /// the network thread that decoded the batch, so the work queue does not hash it again.
     public var idHash = 0
@@ -131,7 +132,7 @@ extension BatchReading {
             i = kindEnd &+ 1
         }
         guard i < count, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "}") else { return nil }
-        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, rssi: rssi, tx: tx, t: t, kind: kind), i &+ 1)
+        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, kind: kind, rssi: rssi, tx: tx, t: t), i &+ 1)
     }
 
     @inline(__always)
@@ -278,7 +279,7 @@ extension BatchReading {
               let t, Batch.isTime(t), let kind else { return nil }
         if idIsPlain && idCount > Reading.maxIdBytes { return nil }
         if let tx, !(-127...20).contains(tx) { return nil }
-        return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, rssi: Int16(rssi),
-                          tx: tx.map { Int16($0) } ?? noTx, t: t, kind: kind)
+        return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, kind: kind, rssi: Int16(rssi),
+                            tx: tx.map { Int16($0) } ?? noTx, t: t)
     }
 }
