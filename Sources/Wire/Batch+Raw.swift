@@ -147,6 +147,12 @@ extension BatchReading {
     private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ last: Int) -> (Int16, Int)? {
         guard start <= last else { return nil }
         var w = word(p, start)
+        // Most RSSIs and measured powers are `-dd,` (-10 to -99): the sign, the comma and the
+        // two digits checked at once (a byte is a digit when its high nibble is 3 and adding
+        // 6 leaves it so).
+        if w & 0xFF_F0F0_FF == 0x2C_3030_2D, (w &+ 0x0606_00) & 0xF0F0_00 == 0x3030_00 {
+            return (-Int16(truncatingIfNeeded: (w >> 8 & 0xF) &* 10 &+ (w >> 16 & 0xF)), start &+ 3)
+        }
         let negative = w & 0xFF == UInt64(UInt8(ascii: "-"))
         if negative { w >>= 8 }
         let d0 = (w & 0xFF) &- 0x30, d1 = (w >> 8 & 0xFF) &- 0x30, d2 = (w >> 16 & 0xFF) &- 0x30

@@ -116,6 +116,9 @@ private func encoded(_ r: Reading) -> String {
         #"{"id":"x","rssi":-5,"t":1.234567890123456789,"kind":"mac"}"#,
         #"{"id":"x","rssi":-5,"t":123456789.0123456789,"kind":"mac"}"#,
         #"{"id":"x","rssi":-5,"t":17644100001,"kind":"ibeacon"}"#,
+        // Two-digit negative numbers (read in one check) at their ends, and with zeros.
+        #"{"id":"x","rssi":-99,"tx":-10,"t":2,"kind":"mac"}"#,
+        #"{"id":"x","rssi":-00,"tx":-05,"t":2,"kind":"mac"}"#,
     ]
     for text in taken { #expect(check(text), "\(text)") }
     let declined = [
@@ -162,6 +165,9 @@ private func encoded(_ r: Reading) -> String {
         #"{"id":"a","rssi":-50,"t":2,"kind":"ibeacons"}"#,
         #"{"id":"a","rssi":-50,"t":2.,"kind":"mac"}"#,
         #"{"id":"a","rssi":-,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-9a,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-:9,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-50,"tx":-5/,"t":2,"kind":"mac"}"#,
         #"{"id":"a","rssi":-50,"t":,"kind":"mac"}"#,
         #"{"id":"a","rssi":-50,"t":2,"kind":"mac""#,
         #"{"id":"a","rssi":-50,"t":2,"kind":"mac"]"#,
