@@ -136,10 +136,13 @@ public struct JSONScanner {
 
     /// The offset of the closing quote of the plain string (ASCII, no escape, no byte of 0x80 or
     /// above, no control character) whose bytes start at `start` of the `count` at `p`, read
-    /// thirty-two bytes a step (one branch for two vectors: ids are about fifty bytes) and then
-    /// sixteen; `nil` when the string is not plain (fast paths then fall back to the full
-    /// decoder, which decides).
-    @inline(__always)
+    /// thirty-two bytes a step (one branch for two vectors: ids are about fifty bytes); `nil`
+    /// when the string is not plain (fast paths then fall back to the full decoder, which
+    /// decides). The last thirty-one bytes of the buffer are left to `plainStringEndNearTheEnd`,
+    /// so that this part stays small: it is inlined into `BatchReading.canonical` (which the
+    /// optimizer found too large to honour `@inline(__always)` in; the two calls a reading,
+    /// with the registers saved around them, were 25 instructions of the network thread's).
+    @_transparent
     static func plainStringEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
         var i = start
         while i &+ 32 <= count {
@@ -152,6 +155,13 @@ public struct JSONScanner {
             }
             i &+= 32
         }
+        return plainStringEndNearTheEnd(p, i, count)
+    }
+
+    /// `plainStringEnd` within the last thirty-one bytes: sixteen at a time, then one by one.
+    @inline(never)
+    private static func plainStringEndNearTheEnd(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> Int? {
+        var i = start
         while i &+ 16 <= count {
             if let k = firstLane(plainEnds(p, i)) { return quoteOrNil(p, i &+ k) }
             i &+= 16
