@@ -65,8 +65,9 @@ struct PreparedBatch: PreparedMessage {
     @inline(__always)
     private static func moved(_ r: BatchReading, from payload: UnsafeRawBufferPointer, to ids: UnsafeMutablePointer<UInt8>, at offset: Int) -> BatchReading {
         var r = r
-        UnsafeMutableRawPointer(ids + offset).copyMemory(from: payload.baseAddress! + (Int(r.idStart) - 1), byteCount: Int(r.idCount) + 2)
-        if r.idIsPlain { r.idHash = Engine.idHash(r.idBytes(in: payload)) }
+        let id = payload.baseAddress! + Int(r.idStart), count = Int(r.idCount)
+        UnsafeMutableRawPointer(ids + offset).copyMemory(from: id - 1, byteCount: count + 2)
+        if r.idIsPlain { r.idHash = Engine.idHash(UnsafeRawBufferPointer(start: id, count: count)) }
         r.idStart = Int32(offset + 1)
         return r
     }
