@@ -33,22 +33,43 @@ struct PreparedBatch: PreparedMessage {
         let start = now(), cpu = threadCPUTime()
         var bad = 0
         let decoded = Result { () throws(PayloadError) -> BatchHeader in try Batch.decodeRaw(raw, into: &scratch.readings, badReadings: &bad) }
-        // One allocation and a plain copy per id (`append(contentsOf:)` of a slice went byte by byte).
-        let size = scratch.readings.reduce(0) { $0 + Int($1.idCount) + 2 }
-        let ids = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            let out = UnsafeMutableRawBufferPointer(buffer)
-            for i in scratch.readings.indices {
-                let r = scratch.readings[i]
-                let quoted = UnsafeRawBufferPointer(rebasing: raw[Int(r.idStart) - 1..<Int(r.idStart + r.idCount) + 1])
-                out.baseAddress!.advanced(by: count).copyMemory(from: quoted.baseAddress!, byteCount: quoted.count)
-                scratch.readings[i].idStart = Int32(count + 1)
-                count += quoted.count
-                // The engine's id hash too: it is a tenth of the work queue's cost per reading.
-                if r.idIsPlain { scratch.readings[i].idHash = Engine.idHash(r.idBytes(in: raw)) }
-            }
-        }
-        return PreparedBatch(decoded: decoded, readings: Array(scratch.readings), ids: ids, badReadings: bad,
+        let (readings, ids) = keep(scratch.readings, of: raw)
+        return PreparedBatch(decoded: decoded, readings: readings, ids: ids, badReadings: bad,
                              seconds: now() - start, cpuSeconds: threadCPUTime() - cpu)
+    }
+
+    /// The decoded readings at their exact size, each with its quoted id moved from `payload`
+    /// into `ids` and, if plain, hashed: one pass over the readings, writing both arrays in
+    /// place, where a pass rewrote them in the scratch buffer (each element through the class,
+    /// with a uniqueness check) and a copy of the whole buffer followed.
+    private static func keep(_ decoded: [BatchReading], of payload: UnsafeRawBufferPointer) -> ([BatchReading], [UInt8]) {
+        decoded.withUnsafeBufferPointer { decoded in
+            let size = decoded.reduce(0) { $0 + Int($1.idCount) + 2 }
+            var readings: [BatchReading] = []
+            let ids = [UInt8](unsafeUninitializedCapacity: size) { ids, idsCount in
+                readings = [BatchReading](unsafeUninitializedCapacity: decoded.count) { kept, keptCount in
+                    for r in decoded {
+                        kept.initializeElement(at: keptCount, to: moved(r, from: payload, to: ids.baseAddress!, at: idsCount))
+                        keptCount += 1
+                        idsCount += Int(r.idCount) + 2
+                    }
+                }
+            }
+            return (readings, ids)
+        }
+    }
+
+    /// `r` with its quoted id copied to `at` of `ids` (one plain copy: `append(contentsOf:)`
+    /// of a slice went byte by byte) and the engine's id hash, a tenth of the work queue's
+    /// cost per reading when it was made there.
+    @inline(__always)
+    private static func moved(_ r: BatchReading, from payload: UnsafeRawBufferPointer, to ids: UnsafeMutablePointer<UInt8>, at offset: Int) -> BatchReading {
+        var r = r
+        let id = payload.baseAddress! + Int(r.idStart), count = Int(r.idCount)
+        UnsafeMutableRawPointer(ids + offset).copyMemory(from: id - 1, byteCount: count + 2)
+        if r.idIsPlain { r.idHash = Engine.idHash(UnsafeRawBufferPointer(start: id, count: count)) }
+        r.idStart = Int32(offset + 1)
+        return r
     }
 
     var needsPayload: Bool { false }

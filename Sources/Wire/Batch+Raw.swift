@@ -15,11 +15,12 @@ public struct BatchReading: Sendable, Equatable {
     public var idCount: Int32
     /// The id's bytes are the id: ASCII without escapes. Otherwise `id(in:)` resolves them.
     public var idIsPlain: Bool
+    /// Next to the flag, so that the reading packs into 32 bytes (40 with `kind` after `t`).
+    public var kind: ReadingKind
     public var rssi: Int16
     /// Measured power at 1 m, or `BatchReading.noTx`.
     public var tx: Int16
     public var t: Double
-    public var kind: ReadingKind
     /// Free for the consumer: the aggregator keeps the engine's hash of the id here, made on
     /// the network thread that decoded the batch, so the work queue does not hash it again.
     public var idHash = 0
@@ -75,59 +76,63 @@ extension BatchReading {
 
     /// The canonical reading at `start` of the `count` bytes at `p` and the offset after it,
     /// or nil. One pass with a local index over raw memory: each key and its punctuation is
-    /// one compare of an eight-byte word (`CanonicalWords`), strings end at the first flagged
-    /// byte of their word (`JSONScanner.plainStringEnd`), numbers are read digit by digit into the
-    /// same mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
+    /// one compare of an eight-byte word (`CanonicalWords`), strings are checked thirty-two
+    /// bytes at a time (`JSONScanner.plainStringEnd`), numbers are read into the same
+    /// mantissa and exponent `JSONScanner.double()` makes, and anything unusual (escapes,
     /// bytes of 0x80 or above, whitespace, other key orders or keys, `null`, exponents, long
-    /// numbers, values out of range, the end of the buffer near) gives up.
+    /// numbers, values out of range, the end of the buffer near) gives up. Offsets step with
+    /// `&+`: they stay within a payload of at most `Batch.maxPayloadBytes`, and an overflow
+    /// check at every step was a tenth of the function.
     static func canonical(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (BatchReading, Int)? {
         typealias W = CanonicalWords
+        // The last offset a whole word can be read at.
+        let last = count &- 8
         var i = start
         // `{"id":"` (seven bytes: the word's last byte is the id's first).
-        guard i + 8 <= count, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
-        let idStart = i + 7
+        guard i <= last, word(p, i) & 0x00FF_FFFF_FFFF_FFFF == W.openId else { return nil }
+        let idStart = i &+ 7
         guard let idEnd = JSONScanner.plainStringEnd(p, idStart, count) else { return nil }
-        let idCount = idEnd - idStart
+        let idCount = idEnd &- idStart
         guard idCount > 0, idCount <= Reading.maxIdBytes else { return nil }
-        i = idEnd + 1
-        guard i + 8 <= count else { return nil }
+        i = idEnd &+ 1
+        guard i <= last else { return nil }
         var w = word(p, i)
         if w == W.mac {
-            guard let macEnd = JSONScanner.plainStringEnd(p, i + 8, count) else { return nil }
-            i = macEnd + 1
-            guard i + 8 <= count else { return nil }
+            guard let macEnd = JSONScanner.plainStringEnd(p, i &+ 8, count) else { return nil }
+            i = macEnd &+ 1
+            guard i <= last else { return nil }
             w = word(p, i)
         }
-        guard w == W.rssi, let (rssi, afterRssi) = smallInteger(p, i + 8, count) else { return nil }
+        guard w == W.rssi, let (rssi, afterRssi) = smallInteger(p, i &+ 8, last) else { return nil }
         i = afterRssi
         // At the comma after the RSSI: `,"tx":` or `,"t":`.
-        guard i + 8 <= count else { return nil }
+        guard i <= last else { return nil }
         w = word(p, i)
         var tx = noTx
         if w & 0x0000_FFFF_FFFF_FFFF == W.tx {
-            guard let (v, after) = smallInteger(p, i + 6, count) else { return nil }
+            guard let (v, after) = smallInteger(p, i &+ 6, last) else { return nil }
             tx = v
             i = after
-            guard i + 8 <= count else { return nil }
+            guard i <= last else { return nil }
             w = word(p, i)
         }
-        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i + 5, count), Batch.isTime(t) else { return nil }
+        guard w & 0x0000_00FF_FFFF_FFFF == W.t, let (t, afterT) = time(p, i &+ 5, count) else { return nil }
         i = afterT
         // `,"kind":"` (nine bytes).
-        guard i + 9 <= count, word(p, i) == W.kind, p.load(fromByteOffset: i + 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
-        i += 9
+        guard i < last, word(p, i) == W.kind, p.load(fromByteOffset: i &+ 8, as: UInt8.self) == UInt8(ascii: "\"") else { return nil }
+        i &+= 9
         let kind: ReadingKind
-        if i + 8 <= count, word(p, i) == W.ibeacon {
+        if i <= last, word(p, i) == W.ibeacon {
             kind = .ibeacon
-            i += 8
+            i &+= 8
         } else {
             guard let kindEnd = JSONScanner.plainStringEnd(p, i, count),
-                  let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd - i)) else { return nil }
+                  let k = ReadingKind(rawBytes: UnsafeRawBufferPointer(start: p + i, count: kindEnd &- i)) else { return nil }
             kind = k
-            i = kindEnd + 1
+            i = kindEnd &+ 1
         }
         guard i < count, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: "}") else { return nil }
-        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, rssi: rssi, tx: tx, t: t, kind: kind), i + 1)
+        return (BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: true, kind: kind, rssi: rssi, tx: tx, t: t), i &+ 1)
     }
 
     @inline(__always)
@@ -137,11 +142,17 @@ extension BatchReading {
 
     /// An RSSI or a measured power: `-` and one to three digits, or one to three digits, in
     /// -127...20 and followed by a comma (the offset returned is the comma's); otherwise nil.
-    /// The bytes are read from one word.
+    /// The bytes are read from one word, at `start` if that is not after `last`.
     @inline(__always)
-    private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Int16, Int)? {
-        guard start + 8 <= count else { return nil }
+    private static func smallInteger(_ p: UnsafeRawPointer, _ start: Int, _ last: Int) -> (Int16, Int)? {
+        guard start <= last else { return nil }
         var w = word(p, start)
+        // Most RSSIs and measured powers are `-dd,` (-10 to -99): the sign, the comma and the
+        // two digits checked at once (a byte is a digit when its high nibble is 3 and adding
+        // 6 leaves it so).
+        if w & 0xFF_F0F0_FF == 0x2C_3030_2D, (w &+ 0x0606_00) & 0xF0F0_00 == 0x3030_00 {
+            return (-Int16(truncatingIfNeeded: (w >> 8 & 0xF) &* 10 &+ (w >> 16 & 0xF)), start &+ 3)
+        }
         let negative = w & 0xFF == UInt64(UInt8(ascii: "-"))
         if negative { w >>= 8 }
         let d0 = (w & 0xFF) &- 0x30, d1 = (w >> 8 & 0xFF) &- 0x30, d2 = (w >> 16 & 0xFF) &- 0x30
@@ -153,32 +164,38 @@ extension BatchReading {
         }
         guard w >> (8 &* digits) & 0xFF == UInt64(UInt8(ascii: ",")), value <= (negative ? 127 : 20) else { return nil }
         let v = Int16(truncatingIfNeeded: value)
-        return (negative ? -v : v, start + Int(digits) + (negative ? 1 : 0))
+        return (negative ? -v : v, start &+ Int(digits) &+ (negative ? 1 : 0))
     }
 
     /// A reading's time: digits, optionally a point and digits, nineteen digits at most, no
-    /// sign or exponent, above zero and followed by a comma (the offset returned is the
-    /// comma's). The value is `JSONScanner.double()`'s for the same bytes: the same mantissa
-    /// (every digit, as it keeps up to nineteen) and exponent, scaled by the same function.
+    /// sign or exponent, a valid time (`Batch.isTime`) and followed by a comma (the offset
+    /// returned is the comma's). The value is `JSONScanner.double()`'s for the same bytes: the
+    /// same mantissa (every digit, as it keeps up to nineteen) and exponent, scaled by the same
+    /// function. Edges' times (ten digits, a point and three: `JSONWriter.time`) are read here
+    /// as two words; any other form by `anyTime`, out of line.
     @inline(__always)
     private static func time(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
+        // The second word is `dd.ddd,"`: its five digits, moved behind three zeros, are read
+        // as one number `000ddddd`.
+        if start &+ 16 <= count, let v = JSONScanner.eightDigits(word(p, start)) {
+            let w = word(p, start &+ 8)
+            if w & 0xFFFF_0000_00FF_0000 == 0x222C_0000_002E_0000,
+               let x = JSONScanner.eightDigits(0x30_3030 | (w & 0xFFFF) << 24 | (w & 0x0000_FFFF_FF00_0000) << 16) {
+                let m = v &* 100_000 &+ x
+                // A whole number of milliseconds from 1 up is a valid time: no `isTime` needed.
+                guard m > 0 else { return nil }
+                return (scaled(m, -3), start &+ 14)
+            }
+        }
+        return anyTime(p, start, count)
+    }
+
+    /// `time` digit by digit, for the forms edges do not write.
+    @inline(never)
+    private static func anyTime(_ p: UnsafeRawPointer, _ start: Int, _ count: Int) -> (Double, Int)? {
         var i = start
         var mantissa: UInt64 = 0
         var digits = 0, exponent = 0
-        if i + 16 <= count, let v = JSONScanner.eightDigits(word(p, i)) {
-            // Edges' times: ten digits, a point and three (`JSONWriter.time`), then the comma.
-            // The second word is `dd.ddd,"`: with its point, comma and quote made zeros its
-            // digits are `dd0ddd00`.
-            let w = word(p, i + 8)
-            if w & 0xFFFF_0000_00FF_0000 == 0x222C_0000_002E_0000,
-               let x = JSONScanner.eightDigits((w & 0x0000_FFFF_FF00_FFFF) | 0x3030_0000_0030_0000) {
-                let tail = x / 100   // `dd0ddd`
-                let m = v &* 100_000 &+ (tail / 10_000) &* 1000 &+ tail % 10_000
-                guard m > 0 else { return nil }
-                return (scaled(m, -3), i + 14)
-            }
-            mantissa = v; digits = 8; i += 8
-        }
         while i < count {
             let d = p.load(fromByteOffset: i, as: UInt8.self) &- 0x30
             guard d <= 9 else { break }
@@ -197,7 +214,8 @@ extension BatchReading {
             guard exponent < 0, i < count else { return nil }
         }
         guard digits <= 19, mantissa > 0, p.load(fromByteOffset: i, as: UInt8.self) == UInt8(ascii: ",") else { return nil }
-        return (scaled(mantissa, exponent), i)
+        let t = scaled(mantissa, exponent)
+        return Batch.isTime(t) ? (t, i) : nil
     }
 }
 
@@ -267,7 +285,7 @@ extension BatchReading {
               let t, Batch.isTime(t), let kind else { return nil }
         if idIsPlain && idCount > Reading.maxIdBytes { return nil }
         if let tx, !(-127...20).contains(tx) { return nil }
-        return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, rssi: Int16(rssi),
-                          tx: tx.map { Int16($0) } ?? noTx, t: t, kind: kind)
+        return BatchReading(idStart: Int32(idStart), idCount: Int32(idCount), idIsPlain: idIsPlain, kind: kind, rssi: Int16(rssi),
+                            tx: tx.map { Int16($0) } ?? noTx, t: t)
     }
 }

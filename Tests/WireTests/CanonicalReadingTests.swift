@@ -116,6 +116,9 @@ private func encoded(_ r: Reading) -> String {
         #"{"id":"x","rssi":-5,"t":1.234567890123456789,"kind":"mac"}"#,
         #"{"id":"x","rssi":-5,"t":123456789.0123456789,"kind":"mac"}"#,
         #"{"id":"x","rssi":-5,"t":17644100001,"kind":"ibeacon"}"#,
+        // Two-digit negative numbers (read in one check) at their ends, and with zeros.
+        #"{"id":"x","rssi":-99,"tx":-10,"t":2,"kind":"mac"}"#,
+        #"{"id":"x","rssi":-00,"tx":-05,"t":2,"kind":"mac"}"#,
     ]
     for text in taken { #expect(check(text), "\(text)") }
     let declined = [
@@ -162,6 +165,9 @@ private func encoded(_ r: Reading) -> String {
         #"{"id":"a","rssi":-50,"t":2,"kind":"ibeacons"}"#,
         #"{"id":"a","rssi":-50,"t":2.,"kind":"mac"}"#,
         #"{"id":"a","rssi":-,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-9a,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-:9,"t":2,"kind":"mac"}"#,
+        #"{"id":"a","rssi":-50,"tx":-5/,"t":2,"kind":"mac"}"#,
         #"{"id":"a","rssi":-50,"t":,"kind":"mac"}"#,
         #"{"id":"a","rssi":-50,"t":2,"kind":"mac""#,
         #"{"id":"a","rssi":-50,"t":2,"kind":"mac"]"#,
@@ -219,4 +225,23 @@ private func encoded(_ r: Reading) -> String {
             }
         }
     }
+}
+
+/// Times in the form edges write (ten digits, a point and three: the fast path's shortcut),
+/// at the edges of that form and at random: taken exactly as `double()` reads them, or, for
+/// zero, declined and left to the general path.
+@Test func edgeTimesAreDoubleExactly() {
+    var random = SplitMix64(seed: 23)
+    var times = ["0000000000.000", "0000000000.001", "0000000001.000", "9999999999.999", "1764410000.123", "0999999999.990"]
+    for _ in 0..<2_000 { times.append(digits(random.next() % 10_000_000_000, width: 10) + "." + digits(random.next() % 1000, width: 3)) }
+    for t in times {
+        let taken = check(#"{"id":"a","rssi":-50,"t":\#(t),"kind":"mac"}"#)
+        #expect(taken == (Double(t)! > 0), "\(t)")
+    }
+}
+
+/// `v` in `width` digits, zeros in front.
+private func digits(_ v: UInt64, width: Int) -> String {
+    let s = String(v)
+    return String(repeating: "0", count: max(0, width - s.count)) + s
 }

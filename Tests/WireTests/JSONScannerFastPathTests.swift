@@ -1,8 +1,9 @@
 import Testing
 @testable import Wire
 
-// The scanner's word-at-a-time paths (strings' ends, eight digits, literals) against what
-// reading byte by byte gives, at every length and position around the eight-byte steps.
+// The scanner's word- and vector-at-a-time paths (strings' ends sixteen bytes at a time,
+// eight digits, literals) against what reading byte by byte gives, at every length and
+// position around their steps.
 
 struct JSONScannerFastPathTests {
     /// The plain string byte by byte: up to the first quote, nil if an escape, a control
@@ -16,8 +17,8 @@ struct JSONScannerFastPathTests {
     }
 
     @Test func plainStringsEndWhereTheFirstSpecialByteIs() {
-        let specials: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x1F, 0x80, 0xC3, 0x00, 0x7F, 0x20]
-        for n in 0..<40 {
+        let specials: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x1F, 0x80, 0xC3, 0xFF, 0x00, 0x7F, 0x20, 0x21, 0x5D]
+        for n in 0..<52 {
             for at in 0...n {
                 for special in specials {
                     var body = (0..<n).map { UInt8(ascii: "a") + UInt8($0 % 26) }
