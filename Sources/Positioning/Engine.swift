@@ -59,7 +59,6 @@ public final class Engine {
     // Reused buffers: solves allocate nothing once they have grown.
     var observations: [Observation] = []
     var floorObservations: [Observation] = []
-    var samples: [Double] = []
     /// Per room: the loudest node in it that heard the device being solved.
     var roomLoudness: [Double]
 
@@ -80,7 +79,6 @@ public final class Engine {
         beaconLinks = NodeBeaconLinks(nodeCount: site.nodes.count)
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
-        samples.reserveCapacity(LinkStore.capacity)
     }
 
     /// A new device's tracker. The default locator's also keeps the mean of a still device's

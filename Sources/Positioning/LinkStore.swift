@@ -46,36 +46,44 @@ struct LinkStore: Sendable {
     }
 
     /// The link's robust RSSI over `(t - window, t]`: the samples within three scaled
-    /// median absolute deviations of the median (a Hampel filter), averaged.
-    /// `scratch` is the caller's reusable buffer. `nil` when the window is empty.
-    func smoothed(link: Int32, at t: Double, window: Double, scratch: inout [Double]) -> (rssi: Double, samples: Int)? {
+    /// median absolute deviations of the median (a Hampel filter), averaged. `nil` when the
+    /// window is empty. The window's samples are sorted in a buffer on the stack: in a growing
+    /// array (the caller's, reused) each append and swap checked its uniqueness and bounds, and
+    /// that was most of a hold's cost.
+    func smoothed(link: Int32, at t: Double, window: Double) -> (rssi: Double, samples: Int)? {
         let l = Int(link)
-        scratch.removeAll(keepingCapacity: true)
-        let base = l * Self.capacity
-        for i in 0..<Int(links[l].filled) where samples[base + i].time > t - window && samples[base + i].time <= t {
-            scratch.append(samples[base + i].rssi)
+        let base = l * Self.capacity, filled = Int(links[l].filled)
+        return samples.withUnsafeBufferPointer { samples in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.capacity) { buffer -> (rssi: Double, samples: Int)? in
+                var n = 0
+                for i in 0..<filled where samples[base + i].time > t - window && samples[base + i].time <= t {
+                    buffer[n] = samples[base + i].rssi
+                    n += 1
+                }
+                guard n > 0 else { return nil }
+                let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<n])
+                if n < 3 { return (values.reduce(0, +) / Double(n), n) }
+                insertionSort(values)
+                let median = Self.median(values)
+                let deviations = Self.medianAbsoluteDeviation(values, around: median)
+                var kept = 0.0, sum = 0.0
+                let limit = max(3 * 1.4826 * deviations, 3)
+                for v in values where abs(v - median) <= limit {
+                    sum += v
+                    kept += 1
+                }
+                return (sum / kept, n)
+            }
         }
-        guard !scratch.isEmpty else { return nil }
-        if scratch.count < 3 { return (scratch.reduce(0, +) / Double(scratch.count), scratch.count) }
-        insertionSort(&scratch)
-        let median = Self.median(scratch)
-        let deviations = Self.medianAbsoluteDeviation(scratch, around: median)
-        var kept = 0.0, sum = 0.0
-        let limit = max(3 * 1.4826 * deviations, 3)
-        for v in scratch where abs(v - median) <= limit {
-            sum += v
-            kept += 1
-        }
-        return (sum / kept, scratch.count)
     }
 
-    private static func median(_ sorted: [Double]) -> Double {
+    private static func median(_ sorted: UnsafeMutableBufferPointer<Double>) -> Double {
         let n = sorted.count
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }
 
-    /// The median of |v - m| over a sorted array, walking outward from `m`: no second buffer.
-    private static func medianAbsoluteDeviation(_ sorted: [Double], around m: Double) -> Double {
+    /// The median of |v - m| over sorted values, walking outward from `m`: no second buffer.
+    private static func medianAbsoluteDeviation(_ sorted: UnsafeMutableBufferPointer<Double>, around m: Double) -> Double {
         var lo = sorted.lastIndex { $0 <= m } ?? -1
         var hi = lo + 1
         let target = (sorted.count + 1) / 2
@@ -89,7 +97,7 @@ struct LinkStore: Sendable {
     }
 }
 
-func insertionSort(_ a: inout [Double]) {
+func insertionSort(_ a: UnsafeMutableBufferPointer<Double>) {
     guard a.count > 1 else { return }
     for i in 1..<a.count {
         let v = a[i]
