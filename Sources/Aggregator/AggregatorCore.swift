@@ -189,21 +189,8 @@ final class AggregatorCore {
     /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
-        var accepted: UInt64 = 0
-        var newest = -Double.infinity
-        for r in raw {
-            let tx = r.tx == BatchReading.noTx ? nil : Int(r.tx)
-            let ok = !r.idIsPlain ? engine.ingest(nodeIndex: n, reading: r.reading(in: payload))
-                : hashed ? engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), hash: r.idHash, rssi: Int(r.rssi), tx: tx, t: r.t)
-                : engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), rssi: Int(r.rssi), tx: tx, t: r.t)
-            if ok {
-                accepted += 1
-                newest = max(newest, r.t)
-            } else if let why = engine.lastRejection {
-                reject(why)
-            }
-        }
-        finish(node: node, accepted: accepted, newest: newest, arrival: arrival, into: &effects)
+        let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
+        finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
     }
 
     private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {

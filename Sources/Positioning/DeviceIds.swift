@@ -39,6 +39,7 @@ struct DeviceIds {
         Int(truncatingIfNeeded: SipHash.hash(bytes, key: key, compressionRounds: 1, finalizationRounds: 3))
     }
 
+    @inline(__always)
     func find(_ id: UnsafeRawBufferPointer, hash: Int) -> Int32? {
         let tag = UInt32(truncatingIfNeeded: hash >> 32)
         return slots.withUnsafeBufferPointer { slots in
@@ -123,6 +124,10 @@ struct DeviceIds {
         while i + 8 <= n {
             if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
             i += 8
+        }
+        // The last bytes as the word that ends the id (overlapping the one before), not byte by byte.
+        if i < n, n >= 8 {
+            return a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
         }
         while i < n {
             if a[i] != b[i] { return false }

@@ -116,7 +116,7 @@ public final class Engine {
     public func ingest(nodeIndex n: Int, reading: Reading) -> Bool {
         var id = reading.id
         return id.withUTF8 { bytes in
-            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, hash: nil, rssi: reading.rssi, tx: reading.tx, t: reading.t)
+            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, rssi: reading.rssi, tx: reading.tx, t: reading.t)
         }
     }
 
@@ -124,38 +124,69 @@ public final class Engine {
     /// a payload): a known device costs one hash and one compare of those bytes, no `String`.
     @discardableResult
     public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, rssi: Int, tx: Int?, t: Double) -> Bool {
-        ingest(node: n, id: id, idString: nil, hash: nil, rssi: rssi, tx: tx, t: t)
+        ingest(node: n, id: id, idString: nil, rssi: rssi, tx: tx, t: t)
     }
 
-    /// As `ingest(nodeIndex:id:rssi:tx:t:)` with `idHash(id)` made already (on another thread).
-    @discardableResult
-    public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, hash: Int, rssi: Int, tx: Int?, t: Double) -> Bool {
-        ingest(node: n, id: id, idString: nil, hash: hash, rssi: rssi, tx: tx, t: t)
-    }
-
-    /// The hash the engine looks a device id up by (SipHash-1-3 under a key drawn once per
-    /// process, the same on every thread), for `ingest(nodeIndex:id:hash:rssi:tx:t:)`.
+    /// The hash the engine looks a device id up by (`DeviceIds.hash`: keyed by words drawn
+    /// once per process, the same on every thread), for `ingest(nodeIndex:batch:ids:hashed:rejected:)`.
     public static func idHash(_ id: UnsafeRawBufferPointer) -> Int { DeviceIds.hash(id) }
 
-    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, hash: Int?, rssi: Int, tx: Int?, t: Double) -> Bool {
+    /// As `ingest(nodeIndex:id:rssi:tx:t:)` for every reading of a batch from node `n`
+    /// (SPEC §2: up to 200 readings of one node), in order. The node is checked once and the
+    /// readings go through one loop, with no call per reading: at the end-to-end ladder's top
+    /// a reading's own work is a few hundred instructions, and the calls and checks around it
+    /// were a fifth of that. `ids` holds the bytes the readings' id ranges point into;
+    /// `hashed`: each reading carries `idHash(id)` already. An id that is not plain goes as a
+    /// `String` (`BatchReading.reading(in:)`). `rejected` hears why each refused reading was.
+    /// Returns the readings accepted and the newest time among them.
+    public func ingest(nodeIndex n: Int, batch: [BatchReading], ids: UnsafeRawBufferPointer, hashed: Bool,
+                       rejected: (Rejection) -> Void) -> (accepted: Int, newest: Double) {
+        var accepted = 0, newest = -Double.infinity
+        guard geometry.nodes.indices.contains(n) else {
+            for _ in batch { _ = reject(.unknownNode); rejected(.unknownNode) }
+            return (accepted, newest)
+        }
+        let rxAdj = geometry.nodes[n].rxAdj, oldest = watermark - options.lateness
+        for r in batch {
+            let ok: Bool
+            if r.idIsPlain {
+                let id = r.idBytes(in: ids)
+                ok = take(node: n, rxAdj: rxAdj, oldest: oldest, id: id, idString: nil, hash: hashed ? r.idHash : DeviceIds.hash(id),
+                          rssi: Int(r.rssi), tx: r.tx == BatchReading.noTx ? nil : Int(r.tx), t: r.t)
+            } else {
+                ok = ingest(nodeIndex: n, reading: r.reading(in: ids))
+            }
+            if ok {
+                accepted += 1
+                newest = max(newest, r.t)
+            } else if let why = lastRejection {
+                rejected(why)
+            }
+        }
+        return (accepted, newest)
+    }
+
+    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, rssi: Int, tx: Int?, t: Double) -> Bool {
         guard geometry.nodes.indices.contains(n) else { return reject(.unknownNode) }
+        return take(node: n, rxAdj: geometry.nodes[n].rxAdj, oldest: watermark - options.lateness, id: id, idString: idString,
+                    hash: DeviceIds.hash(id), rssi: rssi, tx: tx, t: t)
+    }
+
+    /// One reading from node `n` (checked already, its `rxAdj` given), readings older than
+    /// `oldest` refused: the body of every `ingest`, inlined into the batch loop.
+    @inline(__always)
+    private func take(node n: Int, rxAdj: Double, oldest: Double, id: UnsafeRawBufferPointer, idString: String?, hash: Int,
+                      rssi: Int, tx: Int?, t: Double) -> Bool {
         guard rssi < 0, rssi >= -127 else { return reject(.badRSSI) }
-        guard t.isFinite, t >= watermark - options.lateness else { return reject(.late) }
-        let hash = hash ?? DeviceIds.hash(id)
-        let known = ids.find(id, hash: hash)
-        guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), bytes: id, hash: hash) else {
+        guard t.isFinite, t >= oldest else { return reject(.late) }
+        guard let index = ids.find(id, hash: hash) ?? intern(idString ?? String(decoding: id, as: UTF8.self), bytes: id, hash: hash) else {
             return reject(.capacity)
         }
         let d = Int(index)
         guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) }
         let link = self.link(device: d, node: Int32(n))
-        links.add(link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, at: t)
-        if let tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
-        if t > devices[d].lastReading { devices[d].lastReading = t }
-        if !devices[d].isQueued {
-            devices[d].isQueued = true
-            queue.push(Int32(d), due: devices[d].lastSolve + options.updateInterval)
-        }
+        links.add(link: link, rssi: Double(rssi) + rxAdj, at: t)
+        if !devices[d].heard(tx: tx, at: t) { queue.push(Int32(d), due: devices[d].lastSolve + options.updateInterval) }
         accepted += 1
         return true
     }
@@ -184,6 +215,7 @@ public final class Engine {
         return false
     }
 
+    @inline(never)
     private func intern(_ id: String, bytes: UnsafeRawBufferPointer, hash: Int) -> Int32? {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
@@ -218,8 +250,15 @@ public final class Engine {
         freeDevices.append(Int32(d))
     }
 
+    @inline(__always)
     private func link(device d: Int, node n: Int32) -> Int32 {
         for l in devices[d].links where l.node == n { return l.link }
+        return newLink(device: d, node: n)
+    }
+
+    /// A link of device `d` with node `n`, which has none yet.
+    @inline(never)
+    private func newLink(device d: Int, node n: Int32) -> Int32 {
         let l = freeLinks[Int(n)].popLast() ?? links.make()
         devices[d].links.append(DeviceLink(node: n, link: l))
         return l

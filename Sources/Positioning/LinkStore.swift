@@ -36,6 +36,7 @@ struct LinkStore: Sendable {
         return Int32(links.count - 1)
     }
 
+    @inline(__always)
     mutating func add(link: Int32, rssi value: Double, at t: Double) {
         let l = Int(link)
         let next = Int(links[l].next)

@@ -63,3 +63,64 @@ struct SipHashTests {
         #expect(seen.count == 40 + (0..<40).reduce(0, +))
     }
 }
+
+struct DeviceIdsTests {
+    /// Ids whose hashes are all the same (as ids chosen to collide would be, were the key
+    /// known) share one probe chain: each is still found by its bytes, and removing some
+    /// leaves the others and makes room for new ones.
+    @Test func collidingIdsAreToldApartByTheirBytes() {
+        var table = DeviceIds()
+        let ids = (0..<300).map { Array("mac:02:00:00:00:00:\($0)".utf8) }
+        for (i, id) in ids.enumerated() { id.withUnsafeBytes { table.insert(Int32(i), id: $0, hash: 42) } }
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i)) }
+        for id in ids[..<150] { id.withUnsafeBytes { table.remove($0, hash: 42) } }
+        #expect(table.count == 150)
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == (i < 150 ? nil : Int32(i))) }
+        for (i, id) in ids[..<150].enumerated() { id.withUnsafeBytes { table.insert(Int32(1000 + i), id: $0, hash: 42) } }
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i < 150 ? 1000 + i : i)) }
+    }
+}
+
+struct EngineBatchTests {
+    /// A batch through `ingest(nodeIndex:batch:ids:hashed:rejected:)` does what its readings
+    /// one at a time do: the same devices and links, the same refusals in order.
+    @Test func aBatchIsItsReadingsOneAtATime() throws {
+        var site = twoRoomSite()
+        site.excludeDevices = ["mac:ff:*"]
+        let payload = Array("""
+        {"v":1,"node":"w1","seq":1,"t":1000.5,"readings":[\
+        {"id":"mac:02:00:00:00:00:01","rssi":-60,"t":1000.1,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:02","rssi":-61,"tx":-59,"t":1000.2,"kind":"mac"},\
+        {"id":"mac:ff:00:00:00:00:03","rssi":-62,"t":1000.2,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:01","rssi":0,"t":1000.3,"kind":"mac"},\
+        {"id":"caf\\u00e9","rssi":-63,"t":1000.3,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:01","rssi":-64,"t":900,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:02","rssi":-65,"t":1000.4,"kind":"mac"}]}
+        """.utf8)
+        var readings: [BatchReading] = []
+        var bad = 0
+        _ = try payload.withUnsafeBytes { try Batch.decodeRaw($0, into: &readings, badReadings: &bad) }
+        #expect(readings.count == 7 && bad == 0)
+
+        let one = Engine(site: site), batch = Engine(site: site)
+        var output: [EngineOutput] = []
+        for engine in [one, batch] { engine.advance(to: 1000, into: &output) }   // 900 is late
+        var expected: [Rejection] = []
+        for r in readings {
+            let ok = payload.withUnsafeBytes { one.ingest(nodeIndex: 0, reading: r.reading(in: $0)) }
+            if !ok { expected.append(try #require(one.lastRejection)) }
+        }
+        var refused: [Rejection] = []
+        let result = payload.withUnsafeBytes { ids in
+            batch.ingest(nodeIndex: 0, batch: readings, ids: ids, hashed: false) { refused.append($0) }
+        }
+        #expect(refused == expected)
+        #expect(refused == [.excluded, .badRSSI, .late])
+        #expect(result.accepted == 4 && result.newest == 1000.4)
+        #expect(batch.rejections == one.rejections && batch.accepted == one.accepted)
+        #expect(batch.devices.map(\.id) == one.devices.map(\.id))
+        #expect(batch.devices.map(\.lastReading) == one.devices.map(\.lastReading))
+        #expect(batch.devices.map(\.frameTxRef) == one.devices.map(\.frameTxRef))
+        #expect(batch.devices.map { $0.links.map(\.link) } == one.devices.map { $0.links.map(\.link) })
+    }
+}
