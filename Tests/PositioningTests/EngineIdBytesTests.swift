@@ -64,6 +64,48 @@ struct SipHashTests {
     }
 }
 
+struct NHTests {
+    static let key = (0..<UInt64(NH.keyWords)).map { $0 &* 0x9E37_79B9_7F4A_7C15 ^ 0x0123_4567_89ab_cdef }
+
+    static func nh(_ bytes: [UInt8]) -> UInt64 {
+        key.withUnsafeBufferPointer { key in bytes.withUnsafeBytes { NH.hash($0, key: key) } }
+    }
+
+    /// Every length up to the longest hashed, and every byte of each (the last ones too, which
+    /// are read from the word that ends the id): no two of these messages collide.
+    @Test func everyLengthAndEveryByteCounts() {
+        var seen = Set<UInt64>()
+        var messages = 0
+        for n in 0...NH.maxBytes {
+            let a = [UInt8](repeating: 7, count: n)
+            seen.insert(Self.nh(a))
+            messages += 1
+            for i in 0..<n {
+                var b = a
+                b[i] = 8
+                seen.insert(Self.nh(b))
+                messages += 1
+            }
+        }
+        #expect(seen.count == messages)
+    }
+
+    /// A trailing zero byte is a different id, and a different length.
+    @Test func trailingZerosCount() {
+        #expect(Self.nh([1, 2, 3]) != Self.nh([1, 2, 3, 0]))
+        #expect(Self.nh([UInt8](repeating: 0, count: 8)) != Self.nh([UInt8](repeating: 0, count: 16)))
+    }
+
+    /// Ids longer than NH takes go through SipHash and are still found.
+    @Test func longIdsAreFoundToo() {
+        let engine = Engine(site: twoRoomSite())
+        let ids = [String(repeating: "a", count: NH.maxBytes), String(repeating: "a", count: NH.maxBytes + 1), String(repeating: "b", count: 300)]
+        for id in ids { #expect(engine.ingest(node: "w1", reading: Reading(id: id, rssi: -60, t: 1000, kind: .mac))) }
+        for id in ids { #expect(engine.ingest(node: "w2", reading: Reading(id: id, rssi: -60, t: 1000, kind: .mac))) }
+        #expect(engine.deviceCount == 3)
+    }
+}
+
 struct DeviceIdsTests {
     /// Ids whose hashes are all the same (as ids chosen to collide would be, were the key
     /// known) share one probe chain: each is still found by its bytes, and removing some
