@@ -100,6 +100,14 @@ struct SolverTests {
         #expect(store.smoothed(link: link, at: 20, window: 3) == nil)
     }
 
+    /// `log` reads a normal number's exponent and significand from its bits, a subnormal's
+    /// through the standard library: both as the getters give them.
+    @Test(arguments: [Double.leastNonzeroMagnitude, 1e-310, Double.leastNormalMagnitude, 0.3, 1, 1.5, 3.999, 1e300, Double.greatestFiniteMagnitude])
+    func logsSplitNormalAndSubnormalNumbersAsTheGettersDo(x: Double) {
+        let (exponent, significand) = Elementary.split(x)
+        #expect(exponent == Double(x.exponent) && significand == x.significand)
+    }
+
     @Test(arguments: [1e-9, 0.001, 0.5, 1, 2.718281828459045, 10, 1234.5, 1e12])
     func logAndExpMatchKnownIdentities(x: Double) {
         #expect(abs(Elementary.exp(Elementary.log(x)) - x) <= 1e-13 * x)
