@@ -111,7 +111,7 @@ final class AggregatorCore {
             switch leaf {
             case "readings":
                 if let prepared {
-                    readings(topic: topic, prepared: prepared, arrival: arrival, into: &effects)
+                    readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
                 } else {
                     readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
                 }
@@ -152,11 +152,12 @@ final class AggregatorCore {
     }
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
-    private func readings(topic: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
+    /// `node`: the node its topic names.
+    private func readings(node: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
         var bad = prepared.badReadings
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
-        let result = ingest.accept(topic: topic, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
+        let result = ingest.accept(topicNode: node, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
         prepared.ids.withUnsafeBytes { ids in
             accepted(result, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
         }
