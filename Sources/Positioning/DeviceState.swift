@@ -44,8 +44,7 @@ struct DeviceState: Sendable {
     var txRef: Double? { configuredTxRef ?? frameTxRef }
 
     /// Records a reading at `t` whose frame carried measured power `tx` (if any), and marks
-    /// the device queued; returns whether it was queued already. One access to the device:
-    /// a write per field checked the engine's `devices` array for uniqueness each time.
+    /// the device queued; returns whether it was queued already (`Engine.record`).
     @inline(__always)
     mutating func heard(tx: Int?, at t: Double) -> Bool {
         if let tx, tx < 0, tx >= -127 { frameTxRef = Double(tx) }

@@ -9,14 +9,14 @@ struct LinkStore: Sendable {
     /// Samples kept per link: enough for a few seconds of advertising at 2–3 Hz.
     static let capacity = 8
 
-    private struct Link: Sendable {
+    fileprivate struct Link: Sendable {
         var next: UInt8 = 0
         var filled: UInt8 = 0
         /// Newest sample time.
         var latest = -Double.infinity
     }
 
-    private struct Sample: Sendable {
+    fileprivate struct Sample: Sendable {
         var rssi = 0.0
         var time = -Double.infinity
     }
@@ -36,14 +36,31 @@ struct LinkStore: Sendable {
         return Int32(links.count - 1)
     }
 
-    @inline(__always)
     mutating func add(link: Int32, rssi value: Double, at t: Double) {
-        let l = Int(link)
-        let next = Int(links[l].next)
-        samples[l * Self.capacity + next] = Sample(rssi: value, time: t)
-        links[l].next = UInt8((next + 1) % Self.capacity)
-        links[l].filled = UInt8(min(Int(links[l].filled) + 1, Self.capacity))
-        if t > links[l].latest { links[l].latest = t }
+        withWriter { $0.add(link: link, rssi: value, at: t) }
+    }
+
+    /// Write access to every link and sample at once, for many readings (`Engine.record`):
+    /// through the arrays, each reading's two writes checked both for uniqueness.
+    struct Writer {
+        fileprivate let links: UnsafeMutableBufferPointer<Link>
+        fileprivate let samples: UnsafeMutableBufferPointer<Sample>
+
+        @inline(__always)
+        func add(link: Int32, rssi value: Double, at t: Double) {
+            let l = Int(link)
+            let next = Int(links[l].next)
+            samples[l * LinkStore.capacity + next] = Sample(rssi: value, time: t)
+            links[l].next = UInt8((next + 1) % LinkStore.capacity)
+            links[l].filled = UInt8(min(Int(links[l].filled) + 1, LinkStore.capacity))
+            if t > links[l].latest { links[l].latest = t }
+        }
+    }
+
+    mutating func withWriter<R>(_ body: (Writer) -> R) -> R {
+        links.withUnsafeMutableBufferPointer { links in
+            samples.withUnsafeMutableBufferPointer { samples in body(Writer(links: links, samples: samples)) }
+        }
     }
 
     /// The link's robust RSSI over `(t - window, t]`: the samples within three scaled
