@@ -125,24 +125,20 @@ struct DeviceIds {
         garbage = 0
     }
 
+    /// Whether the id in slot `s` is `b`: eight bytes at a time through raw pointers taken
+    /// once, the last bytes as the word that ends the id (overlapping the one before).
     private static func equal(_ keys: UnsafeRawBufferPointer, _ s: Slot, _ b: UnsafeRawBufferPointer) -> Bool {
         let n = Int(s.keyCount)
         guard n == b.count else { return false }
         let a = UnsafeRawBufferPointer(rebasing: keys[Int(s.keyStart)..<Int(s.keyStart) + n])
+        guard n >= 8, let pa = a.baseAddress, let pb = b.baseAddress else { return a.elementsEqual(b) }
+        @inline(__always) func word(_ p: UnsafeRawPointer, _ i: Int) -> UInt64 { p.loadUnaligned(fromByteOffset: i, as: UInt64.self) }
         var i = 0
-        while i + 8 <= n {
-            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
+        while i < n &- 8 {
+            if word(pa, i) != word(pb, i) { return false }
+            i &+= 8
         }
-        // The last bytes as the word that ends the id (overlapping the one before), not byte by byte.
-        if i < n, n >= 8 {
-            return a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
-        }
-        while i < n {
-            if a[i] != b[i] { return false }
-            i += 1
-        }
-        return true
+        return word(pa, n &- 8) == word(pb, n &- 8)
     }
 }
 
