@@ -59,7 +59,12 @@ final class AggregatorCore {
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
         self.site = site
         self.topics = topics
-        self.engine = Engine(site: site, locator: locator)
+        // A held fix says nothing new (same place, room and zones as the state already
+        // published and retained): publishing it would only load the broker and subscribers,
+        // so the engine need not make it.
+        var options = EngineOptions()
+        options.reportsHeldFixes = false
+        self.engine = Engine(site: site, locator: locator, options: options)
         self.ingest = Ingest(topics: topics, knownNodes: site.nodes.map(\.name), clockMode: clockMode)
         self.dialects = dialects
         self.metrics = metrics
@@ -240,10 +245,6 @@ final class AggregatorCore {
         if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
         for output in outputs {
             switch output {
-            // A held fix says nothing new (same place, room and zones as the state already
-            // published and retained): publishing it would only load the broker and subscribers.
-            case .update(let u) where u.isHeld:
-                continue
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)

@@ -86,7 +86,7 @@ extension Engine {
         guard !observations.isEmpty else { return false }
         if mayHold(device: d, at: t) {
             holds += 1
-            output.append(.update(heldUpdate(device: d, at: t)))
+            if options.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
             return false
         }
         rememberHeard(device: d, at: t)
