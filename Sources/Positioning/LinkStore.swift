@@ -84,13 +84,15 @@ struct LinkStore: Sendable {
                 insertionSort(values)
                 let median = Self.median(values)
                 let deviations = Self.medianAbsoluteDeviation(values, around: median)
-                var kept = 0.0, sum = 0.0
                 let limit = max(3 * 1.4826 * deviations, 3)
-                for v in values where abs(v - median) <= limit {
-                    sum += v
-                    kept += 1
-                }
-                return (sum / kept, n)
+                // |v - median| grows away from the median, so the values kept are a run of the
+                // sorted ones: find its ends, then sum it in order.
+                var lo = 0, hi = n
+                while lo < hi, !(abs(values[lo] - median) <= limit) { lo += 1 }
+                while hi > lo, !(abs(values[hi - 1] - median) <= limit) { hi -= 1 }
+                var sum = 0.0
+                for v in values[lo..<hi] { sum += v }
+                return (sum / Double(hi - lo), n)
             }
         }
     }
