@@ -47,6 +47,10 @@ final class AggregatorCore {
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
+    /// Site nodes' readings topics, by topic, and the node each names: parsing a topic
+    /// (`Topics.parseNodeTopic`) costs about 4,000 instructions, 20 a reading of a full batch.
+    /// Other nodes' topics are parsed every time, so the cache is as big as the site.
+    private var readingsTopics: [String: String] = [:]
     /// The readings of the batch being handled (reused).
     private var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
@@ -112,9 +116,13 @@ final class AggregatorCore {
 
     private func route(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch?, arrival: Double,
                        into effects: inout [Effect]) {
+        if let prepared, let node = readingsTopics[topic] {
+            return readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
+        }
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
             case "readings":
+                if engine.index(ofNode: node) != nil { readingsTopics[topic] = node }
                 if let prepared {
                     readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
                 } else {
