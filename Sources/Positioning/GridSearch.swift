@@ -91,7 +91,7 @@ struct LossGrid: Sendable {
                                 offsetsOf = first
                             }
                             accumulate(UnsafeBufferPointer(terms), huber: Float(problem.huber), from: r * columns + c0 + first * stride,
-                                       offsets: UnsafeBufferPointer(offsets), contiguous: stride == 1, count: count, into: cost)
+                                       stride: stride, offsets: UnsafeBufferPointer(offsets), count: count, into: cost)
                             for k in 0..<count where cost[k] < bestCost {
                                 bestCost = cost[k]
                                 best = (c0 + (first + k) * stride, r)
@@ -121,27 +121,31 @@ struct LossGrid: Sendable {
         }
     }
 
-    /// The robust cost of `count` cells from cell `start` of the grid, at `offsets` from it,
-    /// into `cost`; `contiguous`: the offsets are 0, 1, 2… (every cell of the row).
+    /// The robust cost of `count` cells from cell `start` of the grid, every `stride`-th,
+    /// into `cost`; `offsets` holds each cell's offset from `start`, lanes past the last cell
+    /// taking it again.
     ///
     /// Eight cells at a time in SIMD lanes (the search was a sixth of the work queue's
     /// instructions at the end-to-end ladder's top): each lane does the scalar loop's
     /// arithmetic, the same operations over the observations in the same order, so every cost
-    /// is bit for bit what a loop per cell gave, and so is the cell chosen. `offsets` and
-    /// `cost` have room for `count` rounded up to eight.
-    private func accumulate(_ terms: UnsafeBufferPointer<Term>, huber: Float, from start: Int, offsets: UnsafeBufferPointer<Int32>,
-                            contiguous: Bool, count: Int, into cost: UnsafeMutableBufferPointer<Float>) {
+    /// is bit for bit what a loop per cell gave, and so is the cell chosen. At strides 1 and 2
+    /// (most searches) the eight cells are loaded at once, the lanes past the row's end reading
+    /// the cells after it, or the row's last cell again at the end of the table; at wider
+    /// strides they are gathered. `offsets` and `cost` have room for `count` rounded up to eight.
+    private func accumulate(_ terms: UnsafeBufferPointer<Term>, huber: Float, from start: Int, stride: Int,
+                            offsets: UnsafeBufferPointer<Int32>, count: Int, into cost: UnsafeMutableBufferPointer<Float>) {
         loss.withUnsafeBufferPointer { loss in
             for k in Swift.stride(from: 0, to: count, by: 8) {
                 let o = offsets.baseAddress! + k
-                let whole = contiguous && count - k >= 8
                 var sum = SIMD8<Float>()
                 for term in terms {
-                    let p = loss.baseAddress! + term.base + start
-                    let l = whole
-                        ? UnsafeRawPointer(p + k).loadUnaligned(as: SIMD8<Float>.self)
-                        : SIMD8<Float>(p[Int(o[0])], p[Int(o[1])], p[Int(o[2])], p[Int(o[3])],
-                                       p[Int(o[4])], p[Int(o[5])], p[Int(o[6])], p[Int(o[7])])
+                    let row = loss.baseAddress! + term.base + start
+                    let first = term.base + start + k * stride
+                    let l = stride <= 2 && first + 8 * stride <= loss.count
+                        ? (stride == 1 ? UnsafeRawPointer(row + k).loadUnaligned(as: SIMD8<Float>.self)
+                                       : UnsafeRawPointer(row + 2 * k).loadUnaligned(as: SIMD16<Float>.self).evenHalf)
+                        : SIMD8<Float>(row[Int(o[0])], row[Int(o[1])], row[Int(o[2])], row[Int(o[3])],
+                                       row[Int(o[4])], row[Int(o[5])], row[Int(o[6])], row[Int(o[7])])
                     // Measured minus expected: rssi - (txRef - loss).
                     let d = (term.target + l) * term.inverseSigma
                     // `abs`, which clears the sign bit.
