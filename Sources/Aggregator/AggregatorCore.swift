@@ -47,6 +47,10 @@ final class AggregatorCore {
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
+    /// Site nodes' readings topics, by topic, and the node each names: parsing a topic
+    /// (`Topics.parseNodeTopic`) costs about 4,000 instructions, 20 a reading of a full batch.
+    /// Other nodes' topics are parsed every time, so the cache is as big as the site.
+    private var readingsTopics: [String: String] = [:]
     /// The readings of the batch being handled (reused).
     private var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
@@ -59,7 +63,12 @@ final class AggregatorCore {
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
         self.site = site
         self.topics = topics
-        self.engine = Engine(site: site, locator: locator)
+        // A held fix says nothing new (same place, room and zones as the state already
+        // published and retained): publishing it would only load the broker and subscribers,
+        // so the engine need not make it.
+        var options = EngineOptions()
+        options.reportsHeldFixes = false
+        self.engine = Engine(site: site, locator: locator, options: options)
         self.ingest = Ingest(topics: topics, knownNodes: site.nodes.map(\.name), clockMode: clockMode)
         self.dialects = dialects
         self.metrics = metrics
@@ -107,11 +116,15 @@ final class AggregatorCore {
 
     private func route(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch?, arrival: Double,
                        into effects: inout [Effect]) {
+        if let prepared, let node = readingsTopics[topic] {
+            return readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
+        }
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
             case "readings":
+                if engine.index(ofNode: node) != nil { readingsTopics[topic] = node }
                 if let prepared {
-                    readings(topic: topic, prepared: prepared, arrival: arrival, into: &effects)
+                    readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
                 } else {
                     readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
                 }
@@ -152,11 +165,12 @@ final class AggregatorCore {
     }
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
-    private func readings(topic: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
+    /// `node`: the node its topic names.
+    private func readings(node: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
         var bad = prepared.badReadings
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
-        let result = ingest.accept(topic: topic, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
+        let result = ingest.accept(topicNode: node, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
         prepared.ids.withUnsafeBytes { ids in
             accepted(result, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
         }
@@ -189,21 +203,8 @@ final class AggregatorCore {
     /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
-        var accepted: UInt64 = 0
-        var newest = -Double.infinity
-        for r in raw {
-            let tx = r.tx == BatchReading.noTx ? nil : Int(r.tx)
-            let ok = !r.idIsPlain ? engine.ingest(nodeIndex: n, reading: r.reading(in: payload))
-                : hashed ? engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), hash: r.idHash, rssi: Int(r.rssi), tx: tx, t: r.t)
-                : engine.ingest(nodeIndex: n, id: r.idBytes(in: payload), rssi: Int(r.rssi), tx: tx, t: r.t)
-            if ok {
-                accepted += 1
-                newest = max(newest, r.t)
-            } else if let why = engine.lastRejection {
-                reject(why)
-            }
-        }
-        finish(node: node, accepted: accepted, newest: newest, arrival: arrival, into: &effects)
+        let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
+        finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
     }
 
     private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {
@@ -252,10 +253,6 @@ final class AggregatorCore {
         if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
         for output in outputs {
             switch output {
-            // A held fix says nothing new (same place, room and zones as the state already
-            // published and retained): publishing it would only load the broker and subscribers.
-            case .update(let u) where u.isHeld:
-                continue
             case .update(let u):
                 if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
                 messages.removeAll(keepingCapacity: true)

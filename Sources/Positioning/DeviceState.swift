@@ -42,6 +42,16 @@ struct DeviceState: Sendable {
     var isFree = false
 
     var txRef: Double? { configuredTxRef ?? frameTxRef }
+
+    /// Records a reading at `t` whose frame carried measured power `tx` (if any), and marks
+    /// the device queued; returns whether it was queued already (`Engine.record`).
+    @inline(__always)
+    mutating func heard(tx: Int?, at t: Double) -> Bool {
+        if let tx, tx < 0, tx >= -127 { frameTxRef = Double(tx) }
+        if t > lastReading { lastReading = t }
+        defer { isQueued = true }
+        return isQueued
+    }
 }
 
 /// One of a device's links and the node it is with.

@@ -10,12 +10,22 @@
 enum Elementary {
     static let ln2 = 0.6931471805599453
 
+    /// `x.exponent` and `x.significand` of a positive finite `x`, a normal one read straight
+    /// from its bits: the standard library's getters are calls, and were a third of `log`'s
+    /// instructions (every solve takes hundreds of logs). A subnormal takes the getters, which
+    /// normalise it.
+    @inline(__always)
+    static func split(_ x: Double) -> (exponent: Double, significand: Double) {
+        let biased = Int(truncatingIfNeeded: x.bitPattern >> 52)
+        guard biased != 0 else { return (Double(x.exponent), x.significand) }
+        return (Double(biased - 1023), Double(bitPattern: x.bitPattern & 0x000f_ffff_ffff_ffff | 0x3ff0_0000_0000_0000))
+    }
+
     /// ln(x); `-inf` for 0, NaN for negatives and NaN.
     static func log(_ x: Double) -> Double {
         guard x > 0, x.isFinite else { return x == 0 ? -.infinity : (x.isNaN || x < 0 ? .nan : x) }
         // x = m · 2^e with m in [√½, √2), then ln m = 2·atanh(s), s = (m-1)/(m+1), |s| < 0.172.
-        var e = Double(x.exponent)
-        var m = x.significand
+        var (e, m) = Self.split(x)
         if m > 1.4142135623730951 { m /= 2; e += 1 }
         let s = (m - 1) / (m + 1), s2 = s * s
         // atanh series to s¹⁵ in Horner form: |s| < 0.172 leaves an error below 1e-13.

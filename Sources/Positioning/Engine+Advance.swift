@@ -86,7 +86,7 @@ extension Engine {
         guard !observations.isEmpty else { return false }
         if mayHold(device: d, at: t) {
             holds += 1
-            output.append(.update(heldUpdate(device: d, at: t)))
+            if options.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
             return false
         }
         rememberHeard(device: d, at: t)
@@ -179,7 +179,7 @@ extension Engine {
             i += 1
         }
         for l in devices[d].links {
-            guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window, scratch: &samples) else { continue }
+            guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window) else { continue }
             let n = Int(l.node)
             observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
                                             txRef: txRef, samples: s.samples))

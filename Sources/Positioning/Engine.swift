@@ -28,6 +28,8 @@ public final class Engine {
     var links = LinkStore()
     /// Devices with readings not yet solved, by when their next solve is due.
     var queue = DueQueue()
+    /// The readings of the batch being taken, resolved and waiting for `record` (reused).
+    private var pending: [HeardReading] = []
     /// Devices solved in the `advance` under way that stay queued (readings newer than it).
     var requeue: [Int32] = []
     /// Event time of the last `advance`.
@@ -59,7 +61,6 @@ public final class Engine {
     // Reused buffers: solves allocate nothing once they have grown.
     var observations: [Observation] = []
     var floorObservations: [Observation] = []
-    var samples: [Double] = []
     /// Per room: the loudest node in it that heard the device being solved.
     var roomLoudness: [Double]
 
@@ -80,7 +81,6 @@ public final class Engine {
         beaconLinks = NodeBeaconLinks(nodeCount: site.nodes.count)
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
-        samples.reserveCapacity(LinkStore.capacity)
     }
 
     /// A new device's tracker. The default locator's also keeps the mean of a still device's
@@ -118,7 +118,7 @@ public final class Engine {
     public func ingest(nodeIndex n: Int, reading: Reading) -> Bool {
         var id = reading.id
         return id.withUTF8 { bytes in
-            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, hash: nil, rssi: reading.rssi, tx: reading.tx, t: reading.t)
+            ingest(node: n, id: UnsafeRawBufferPointer(bytes), idString: reading.id, rssi: reading.rssi, tx: reading.tx, t: reading.t)
         }
     }
 
@@ -126,40 +126,122 @@ public final class Engine {
     /// a payload): a known device costs one hash and one compare of those bytes, no `String`.
     @discardableResult
     public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, rssi: Int, tx: Int?, t: Double) -> Bool {
-        ingest(node: n, id: id, idString: nil, hash: nil, rssi: rssi, tx: tx, t: t)
+        ingest(node: n, id: id, idString: nil, rssi: rssi, tx: tx, t: t)
     }
 
-    /// As `ingest(nodeIndex:id:rssi:tx:t:)` with `idHash(id)` made already (on another thread).
-    @discardableResult
-    public func ingest(nodeIndex n: Int, id: UnsafeRawBufferPointer, hash: Int, rssi: Int, tx: Int?, t: Double) -> Bool {
-        ingest(node: n, id: id, idString: nil, hash: hash, rssi: rssi, tx: tx, t: t)
-    }
-
-    /// The hash the engine looks a device id up by (SipHash-1-3 under a key drawn once per
-    /// process, the same on every thread), for `ingest(nodeIndex:id:hash:rssi:tx:t:)`.
+    /// The hash the engine looks a device id up by (`DeviceIds.hash`: keyed by words drawn
+    /// once per process, the same on every thread), for `ingest(nodeIndex:batch:ids:hashed:rejected:)`.
     public static func idHash(_ id: UnsafeRawBufferPointer) -> Int { DeviceIds.hash(id) }
 
-    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, hash: Int?, rssi: Int, tx: Int?, t: Double) -> Bool {
+    /// As `ingest(nodeIndex:id:rssi:tx:t:)` for every reading of a batch from node `n`
+    /// (SPEC §2: up to 200 readings of one node), in order. `ids` holds the bytes the readings'
+    /// id ranges point into; `hashed`: each reading carries `idHash(id)` already. `rejected`
+    /// hears why each refused reading was. Returns the readings accepted and the newest time
+    /// among them.
+    ///
+    /// At the end-to-end ladder's top a reading's own work is a few hundred instructions, and
+    /// the calls and checks around it were a fifth of that. So the node is checked once, each
+    /// reading is resolved to its device and link in one loop (the per-reading body inlined;
+    /// a new id or link out of line), and then all are recorded through one access to the
+    /// devices and the link store (`record`), not a uniqueness check of three arrays each.
+    public func ingest(nodeIndex n: Int, batch: [BatchReading], ids: UnsafeRawBufferPointer, hashed: Bool,
+                       rejected: (Rejection) -> Void) -> (accepted: Int, newest: Double) {
+        var accepted = 0, newest = -Double.infinity
+        guard geometry.nodes.indices.contains(n) else {
+            for _ in batch { _ = reject(.unknownNode); rejected(.unknownNode) }
+            return (accepted, newest)
+        }
+        let rxAdj = geometry.nodes[n].rxAdj, oldest = watermark - options.lateness
+        if pending.count < batch.count { pending = Array(repeating: HeardReading(), count: batch.count) }
+        pending.withUnsafeMutableBufferPointer { pending in
+            var count = 0
+            for r in batch {
+                let tx = r.tx == BatchReading.noTx ? nil : Int(r.tx)
+                let taken: Taken
+                if r.idIsPlain {
+                    let id = r.idBytes(in: ids)
+                    taken = resolve(node: n, oldest: oldest, id: id, idString: nil, hash: hashed ? r.idHash : DeviceIds.hash(id),
+                                    rssi: Int(r.rssi), tx: tx, t: r.t)
+                } else {
+                    let idString = r.id(in: ids)
+                    var id = idString
+                    taken = id.withUTF8 {
+                        resolve(node: n, oldest: oldest, id: UnsafeRawBufferPointer($0), idString: idString, hash: DeviceIds.hash(UnsafeRawBufferPointer($0)),
+                                rssi: Int(r.rssi), tx: tx, t: r.t)
+                    }
+                }
+                switch taken {
+                case .refused:
+                    if let why = lastRejection { rejected(why) }
+                    continue
+                case .untracked:
+                    break
+                case .heard(let device, let link):
+                    pending[count] = HeardReading(device: device, link: link, rssi: Double(r.rssi) + rxAdj, t: r.t, tx: r.tx)
+                    count += 1
+                }
+                accepted += 1
+                newest = max(newest, r.t)
+            }
+            record(UnsafeBufferPointer(rebasing: pending[..<count]))
+        }
+        return (accepted, newest)
+    }
+
+    private func ingest(node n: Int, id: UnsafeRawBufferPointer, idString: String?, rssi: Int, tx: Int?, t: Double) -> Bool {
         guard geometry.nodes.indices.contains(n) else { return reject(.unknownNode) }
-        guard rssi < 0, rssi >= -127 else { return reject(.badRSSI) }
-        guard t.isFinite, t >= watermark - options.lateness else { return reject(.late) }
-        let hash = hash ?? DeviceIds.hash(id)
-        let known = ids.find(id, hash: hash)
-        guard let index = known ?? intern(idString ?? String(decoding: id, as: UTF8.self), bytes: id, hash: hash) else {
-            return reject(.capacity)
+        switch resolve(node: n, oldest: watermark - options.lateness, id: id, idString: idString, hash: DeviceIds.hash(id), rssi: rssi, tx: tx, t: t) {
+        case .refused: return false
+        case .untracked: return true
+        case .heard(let device, let link):
+            let heard = HeardReading(device: device, link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, t: t,
+                                     tx: tx.map { Int16(clamping: $0) } ?? BatchReading.noTx)
+            withUnsafePointer(to: heard) { record(UnsafeBufferPointer(start: $0, count: 1)) }
+            return true
+        }
+    }
+
+    /// What became of a reading (`resolve`).
+    private enum Taken {
+        case refused
+        /// Accepted, and not tracked: a node's beacon.
+        case untracked
+        /// To be recorded in this device and link.
+        case heard(device: Int32, link: Int32)
+    }
+
+    /// A reading from node `n` (checked already), readings older than `oldest` refused: the
+    /// device and link it goes to (made if new), or what else became of it.
+    @inline(__always)
+    private func resolve(node n: Int, oldest: Double, id: UnsafeRawBufferPointer, idString: String?, hash: Int,
+                         rssi: Int, tx: Int?, t: Double) -> Taken {
+        guard rssi < 0, rssi >= -127 else { _ = reject(.badRSSI); return .refused }
+        guard t.isFinite, t >= oldest else { _ = reject(.late); return .refused }
+        guard let index = ids.find(id, hash: hash) ?? intern(idString ?? String(decoding: id, as: UTF8.self), bytes: id, hash: hash) else {
+            _ = reject(.capacity)
+            return .refused
         }
         let d = Int(index)
-        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) }
-        let link = self.link(device: d, node: Int32(n))
-        links.add(link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, at: t)
-        if let tx, tx < 0, tx >= -127 { devices[d].frameTxRef = Double(tx) }
-        if t > devices[d].lastReading { devices[d].lastReading = t }
-        if !devices[d].isQueued {
-            devices[d].isQueued = true
-            queue.push(Int32(d), due: devices[d].lastSolve + options.updateInterval)
+        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) ? .untracked : .refused }
+        return .heard(device: index, link: link(device: d, node: Int32(n)))
+    }
+
+    /// Records readings resolved to their device and link: each into its link's samples and
+    /// its device, which is queued for a solve unless it is already.
+    private func record(_ readings: UnsafeBufferPointer<HeardReading>) {
+        let interval = options.updateInterval
+        devices.withUnsafeMutableBufferPointer { devices in
+            links.withWriter { links in
+                for h in readings {
+                    links.add(link: h.link, rssi: h.rssi, at: h.t)
+                    let d = Int(h.device)
+                    if !devices[d].heard(tx: h.tx == BatchReading.noTx ? nil : Int(h.tx), at: h.t) {
+                        queue.push(h.device, due: devices[d].lastSolve + interval)
+                    }
+                }
+            }
         }
-        accepted += 1
-        return true
+        accepted += readings.count
     }
 
     /// A reading of a device that is not tracked: a node's beacon is kept for calibration
@@ -186,6 +268,7 @@ public final class Engine {
         return false
     }
 
+    @inline(never)
     private func intern(_ id: String, bytes: UnsafeRawBufferPointer, hash: Int) -> Int32? {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
@@ -220,10 +303,28 @@ public final class Engine {
         freeDevices.append(Int32(d))
     }
 
+    @inline(__always)
     private func link(device d: Int, node n: Int32) -> Int32 {
         for l in devices[d].links where l.node == n { return l.link }
+        return newLink(device: d, node: n)
+    }
+
+    /// A link of device `d` with node `n`, which has none yet.
+    @inline(never)
+    private func newLink(device d: Int, node n: Int32) -> Int32 {
         let l = freeLinks[Int(n)].popLast() ?? links.make()
         devices[d].links.append(DeviceLink(node: n, link: l))
         return l
     }
+}
+
+/// A reading resolved to its device and link, waiting to be recorded (`Engine.record`).
+struct HeardReading {
+    var device: Int32 = 0
+    var link: Int32 = 0
+    /// The RSSI with the node's `rxAdj`.
+    var rssi = 0.0
+    var t = 0.0
+    /// The frame's measured power, or `BatchReading.noTx`.
+    var tx = BatchReading.noTx
 }

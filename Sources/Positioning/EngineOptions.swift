@@ -6,6 +6,11 @@ public struct EngineOptions: Sendable, Equatable {
     /// nodes as at its last solve is not solved again for up to this many seconds: its last fix
     /// is held (`DeviceUpdate.isHeld`). 0 solves every device at every interval.
     public var holdLimit = 3.0
+    /// A held fix is reported as an update (`DeviceUpdate.isHeld`, the last fix again). An
+    /// owner that has no use for them turns this off, and the engine does not make them: the
+    /// aggregator publishes and stores solved fixes only, and making each held update (its
+    /// nearest node, its strings and zones) was about a third of a hold's cost.
+    public var reportsHeldFixes = true
     /// The most any node's smoothed level may differ from the last solve's for a hold, dB.
     public var holdLevelChange = 2.5
     /// A hold needs the track slower than this, m/s…

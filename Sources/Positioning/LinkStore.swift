@@ -9,14 +9,14 @@ struct LinkStore: Sendable {
     /// Samples kept per link: enough for a few seconds of advertising at 2–3 Hz.
     static let capacity = 8
 
-    private struct Link: Sendable {
+    fileprivate struct Link: Sendable {
         var next: UInt8 = 0
         var filled: UInt8 = 0
         /// Newest sample time.
         var latest = -Double.infinity
     }
 
-    private struct Sample: Sendable {
+    fileprivate struct Sample: Sendable {
         var rssi = 0.0
         var time = -Double.infinity
     }
@@ -37,45 +37,73 @@ struct LinkStore: Sendable {
     }
 
     mutating func add(link: Int32, rssi value: Double, at t: Double) {
-        let l = Int(link)
-        let next = Int(links[l].next)
-        samples[l * Self.capacity + next] = Sample(rssi: value, time: t)
-        links[l].next = UInt8((next + 1) % Self.capacity)
-        links[l].filled = UInt8(min(Int(links[l].filled) + 1, Self.capacity))
-        if t > links[l].latest { links[l].latest = t }
+        withWriter { $0.add(link: link, rssi: value, at: t) }
+    }
+
+    /// Write access to every link and sample at once, for many readings (`Engine.record`):
+    /// through the arrays, each reading's two writes checked both for uniqueness.
+    struct Writer {
+        fileprivate let links: UnsafeMutableBufferPointer<Link>
+        fileprivate let samples: UnsafeMutableBufferPointer<Sample>
+
+        @inline(__always)
+        func add(link: Int32, rssi value: Double, at t: Double) {
+            let l = Int(link)
+            let next = Int(links[l].next)
+            samples[l * LinkStore.capacity + next] = Sample(rssi: value, time: t)
+            links[l].next = UInt8((next + 1) % LinkStore.capacity)
+            links[l].filled = UInt8(min(Int(links[l].filled) + 1, LinkStore.capacity))
+            if t > links[l].latest { links[l].latest = t }
+        }
+    }
+
+    mutating func withWriter<R>(_ body: (Writer) -> R) -> R {
+        links.withUnsafeMutableBufferPointer { links in
+            samples.withUnsafeMutableBufferPointer { samples in body(Writer(links: links, samples: samples)) }
+        }
     }
 
     /// The link's robust RSSI over `(t - window, t]`: the samples within three scaled
-    /// median absolute deviations of the median (a Hampel filter), averaged.
-    /// `scratch` is the caller's reusable buffer. `nil` when the window is empty.
-    func smoothed(link: Int32, at t: Double, window: Double, scratch: inout [Double]) -> (rssi: Double, samples: Int)? {
+    /// median absolute deviations of the median (a Hampel filter), averaged. `nil` when the
+    /// window is empty. The window's samples are sorted in a buffer on the stack: in a growing
+    /// array (the caller's, reused) each append and swap checked its uniqueness and bounds, and
+    /// that was most of a hold's cost.
+    func smoothed(link: Int32, at t: Double, window: Double) -> (rssi: Double, samples: Int)? {
         let l = Int(link)
-        scratch.removeAll(keepingCapacity: true)
-        let base = l * Self.capacity
-        for i in 0..<Int(links[l].filled) where samples[base + i].time > t - window && samples[base + i].time <= t {
-            scratch.append(samples[base + i].rssi)
+        let base = l * Self.capacity, filled = Int(links[l].filled)
+        return samples.withUnsafeBufferPointer { samples in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: Self.capacity) { buffer -> (rssi: Double, samples: Int)? in
+                var n = 0
+                for i in 0..<filled where samples[base + i].time > t - window && samples[base + i].time <= t {
+                    buffer[n] = samples[base + i].rssi
+                    n += 1
+                }
+                guard n > 0 else { return nil }
+                let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<n])
+                if n < 3 { return (values.reduce(0, +) / Double(n), n) }
+                insertionSort(values)
+                let median = Self.median(values)
+                let deviations = Self.medianAbsoluteDeviation(values, around: median)
+                let limit = max(3 * 1.4826 * deviations, 3)
+                // |v - median| grows away from the median, so the values kept are a run of the
+                // sorted ones: find its ends, then sum it in order.
+                var lo = 0, hi = n
+                while lo < hi, !(abs(values[lo] - median) <= limit) { lo += 1 }
+                while hi > lo, !(abs(values[hi - 1] - median) <= limit) { hi -= 1 }
+                var sum = 0.0
+                for v in values[lo..<hi] { sum += v }
+                return (sum / Double(hi - lo), n)
+            }
         }
-        guard !scratch.isEmpty else { return nil }
-        if scratch.count < 3 { return (scratch.reduce(0, +) / Double(scratch.count), scratch.count) }
-        insertionSort(&scratch)
-        let median = Self.median(scratch)
-        let deviations = Self.medianAbsoluteDeviation(scratch, around: median)
-        var kept = 0.0, sum = 0.0
-        let limit = max(3 * 1.4826 * deviations, 3)
-        for v in scratch where abs(v - median) <= limit {
-            sum += v
-            kept += 1
-        }
-        return (sum / kept, scratch.count)
     }
 
-    private static func median(_ sorted: [Double]) -> Double {
+    private static func median(_ sorted: UnsafeMutableBufferPointer<Double>) -> Double {
         let n = sorted.count
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
     }
 
-    /// The median of |v - m| over a sorted array, walking outward from `m`: no second buffer.
-    private static func medianAbsoluteDeviation(_ sorted: [Double], around m: Double) -> Double {
+    /// The median of |v - m| over sorted values, walking outward from `m`: no second buffer.
+    private static func medianAbsoluteDeviation(_ sorted: UnsafeMutableBufferPointer<Double>, around m: Double) -> Double {
         var lo = sorted.lastIndex { $0 <= m } ?? -1
         var hi = lo + 1
         let target = (sorted.count + 1) / 2
@@ -89,7 +117,7 @@ struct LinkStore: Sendable {
     }
 }
 
-func insertionSort(_ a: inout [Double]) {
+func insertionSort(_ a: UnsafeMutableBufferPointer<Double>) {
     guard a.count > 1 else { return }
     for i in 1..<a.count {
         let v = a[i]

@@ -63,3 +63,106 @@ struct SipHashTests {
         #expect(seen.count == 40 + (0..<40).reduce(0, +))
     }
 }
+
+struct NHTests {
+    static let key = (0..<UInt64(NH.keyWords)).map { $0 &* 0x9E37_79B9_7F4A_7C15 ^ 0x0123_4567_89ab_cdef }
+
+    static func nh(_ bytes: [UInt8]) -> UInt64 {
+        key.withUnsafeBufferPointer { key in bytes.withUnsafeBytes { NH.hash($0, key: key) } }
+    }
+
+    /// Every length up to the longest hashed, and every byte of each (the last ones too, which
+    /// are read from the word that ends the id): no two of these messages collide.
+    @Test func everyLengthAndEveryByteCounts() {
+        var seen = Set<UInt64>()
+        var messages = 0
+        for n in 0...NH.maxBytes {
+            let a = [UInt8](repeating: 7, count: n)
+            seen.insert(Self.nh(a))
+            messages += 1
+            for i in 0..<n {
+                var b = a
+                b[i] = 8
+                seen.insert(Self.nh(b))
+                messages += 1
+            }
+        }
+        #expect(seen.count == messages)
+    }
+
+    /// A trailing zero byte is a different id, and a different length.
+    @Test func trailingZerosCount() {
+        #expect(Self.nh([1, 2, 3]) != Self.nh([1, 2, 3, 0]))
+        #expect(Self.nh([UInt8](repeating: 0, count: 8)) != Self.nh([UInt8](repeating: 0, count: 16)))
+    }
+
+    /// Ids longer than NH takes go through SipHash and are still found.
+    @Test func longIdsAreFoundToo() {
+        let engine = Engine(site: twoRoomSite())
+        let ids = [String(repeating: "a", count: NH.maxBytes), String(repeating: "a", count: NH.maxBytes + 1), String(repeating: "b", count: 300)]
+        for id in ids { #expect(engine.ingest(node: "w1", reading: Reading(id: id, rssi: -60, t: 1000, kind: .mac))) }
+        for id in ids { #expect(engine.ingest(node: "w2", reading: Reading(id: id, rssi: -60, t: 1000, kind: .mac))) }
+        #expect(engine.deviceCount == 3)
+    }
+}
+
+struct DeviceIdsTests {
+    /// Ids whose hashes are all the same (as ids chosen to collide would be, were the key
+    /// known) share one probe chain: each is still found by its bytes, and removing some
+    /// leaves the others and makes room for new ones.
+    @Test func collidingIdsAreToldApartByTheirBytes() {
+        var table = DeviceIds()
+        let ids = (0..<300).map { Array("mac:02:00:00:00:00:\($0)".utf8) }
+        for (i, id) in ids.enumerated() { id.withUnsafeBytes { table.insert(Int32(i), id: $0, hash: 42) } }
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i)) }
+        for id in ids[..<150] { id.withUnsafeBytes { table.remove($0, hash: 42) } }
+        #expect(table.count == 150)
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == (i < 150 ? nil : Int32(i))) }
+        for (i, id) in ids[..<150].enumerated() { id.withUnsafeBytes { table.insert(Int32(1000 + i), id: $0, hash: 42) } }
+        for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i < 150 ? 1000 + i : i)) }
+    }
+}
+
+struct EngineBatchTests {
+    /// A batch through `ingest(nodeIndex:batch:ids:hashed:rejected:)` does what its readings
+    /// one at a time do: the same devices and links, the same refusals in order.
+    @Test func aBatchIsItsReadingsOneAtATime() throws {
+        var site = twoRoomSite()
+        site.excludeDevices = ["mac:ff:*"]
+        let payload = Array("""
+        {"v":1,"node":"w1","seq":1,"t":1000.5,"readings":[\
+        {"id":"mac:02:00:00:00:00:01","rssi":-60,"t":1000.1,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:02","rssi":-61,"tx":-59,"t":1000.2,"kind":"mac"},\
+        {"id":"mac:ff:00:00:00:00:03","rssi":-62,"t":1000.2,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:01","rssi":0,"t":1000.3,"kind":"mac"},\
+        {"id":"caf\\u00e9","rssi":-63,"t":1000.3,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:01","rssi":-64,"t":900,"kind":"mac"},\
+        {"id":"mac:02:00:00:00:00:02","rssi":-65,"t":1000.4,"kind":"mac"}]}
+        """.utf8)
+        var readings: [BatchReading] = []
+        var bad = 0
+        _ = try payload.withUnsafeBytes { try Batch.decodeRaw($0, into: &readings, badReadings: &bad) }
+        #expect(readings.count == 7 && bad == 0)
+
+        let one = Engine(site: site), batch = Engine(site: site)
+        var output: [EngineOutput] = []
+        for engine in [one, batch] { engine.advance(to: 1000, into: &output) }   // 900 is late
+        var expected: [Rejection] = []
+        for r in readings {
+            let ok = payload.withUnsafeBytes { one.ingest(nodeIndex: 0, reading: r.reading(in: $0)) }
+            if !ok { expected.append(try #require(one.lastRejection)) }
+        }
+        var refused: [Rejection] = []
+        let result = payload.withUnsafeBytes { ids in
+            batch.ingest(nodeIndex: 0, batch: readings, ids: ids, hashed: false) { refused.append($0) }
+        }
+        #expect(refused == expected)
+        #expect(refused == [.excluded, .badRSSI, .late])
+        #expect(result.accepted == 4 && result.newest == 1000.4)
+        #expect(batch.rejections == one.rejections && batch.accepted == one.accepted)
+        #expect(batch.devices.map(\.id) == one.devices.map(\.id))
+        #expect(batch.devices.map(\.lastReading) == one.devices.map(\.lastReading))
+        #expect(batch.devices.map(\.frameTxRef) == one.devices.map(\.frameTxRef))
+        #expect(batch.devices.map { $0.links.map(\.link) } == one.devices.map { $0.links.map(\.link) })
+    }
+}

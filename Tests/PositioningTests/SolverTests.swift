@@ -93,12 +93,19 @@ struct SolverTests {
         var store = LinkStore()
         let link = store.make()
         for (i, v) in [-60.0, -61, -59, -35, -60, -62].enumerated() { store.add(link: link, rssi: v, at: Double(i) * 0.5) }
-        var scratch: [Double] = []
-        let s = store.smoothed(link: link, at: 2.6, window: 3, scratch: &scratch)
+        let s = store.smoothed(link: link, at: 2.6, window: 3)
         #expect(s?.samples == 6)
         #expect(s.map { abs($0.rssi - -60.4) < 0.01 } == true, "\(String(describing: s))")
         // Outside the window nothing is left.
-        #expect(store.smoothed(link: link, at: 20, window: 3, scratch: &scratch) == nil)
+        #expect(store.smoothed(link: link, at: 20, window: 3) == nil)
+    }
+
+    /// `log` reads a normal number's exponent and significand from its bits, a subnormal's
+    /// through the standard library: both as the getters give them.
+    @Test(arguments: [Double.leastNonzeroMagnitude, 1e-310, Double.leastNormalMagnitude, 0.3, 1, 1.5, 3.999, 1e300, Double.greatestFiniteMagnitude])
+    func logsSplitNormalAndSubnormalNumbersAsTheGettersDo(x: Double) {
+        let (exponent, significand) = Elementary.split(x)
+        #expect(exponent == Double(x.exponent) && significand == x.significand)
     }
 
     @Test(arguments: [1e-9, 0.001, 0.5, 1, 2.718281828459045, 10, 1234.5, 1e12])
