@@ -149,6 +149,7 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         let run = ScenarioAccuracy(name: name, site: site, readings: try memory.readings(), truth: truth, options: options)
         printError("\(name)\(seedOffset > 0 ? " (seed + \(seedOffset))" : ""): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
         if let pictures {
+            try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
             for (picture, svg) in run.pictures(truth: truth) {
                 try svg.write(toFile: "\(pictures)/\(picture).svg", atomically: true, encoding: .utf8)
             }
