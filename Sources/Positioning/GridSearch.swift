@@ -67,39 +67,75 @@ struct LossGrid: Sendable {
         let region = (c1 - c0 + 1) * (r1 - r0 + 1)
         var stride = 1
         while region / (stride * stride) > Self.searchCells { stride += 1 }
-        let width = (c1 - c0) / stride + 1
-        var best: (cost: Float, column: Int, row: Int)?
-        // A row at a time, in pieces of at most `piece` cells: the costs stay on the stack.
+        let width = (c1 - c0) / stride + 1, height = (r1 - r0) / stride + 1
+        let searched = Cells(column: c0, row: r0, stride: stride, width: width)
+        var bestCost = Float.infinity, bestCell = -1
+        // The region's cells in row-major order, `piece` at a time (1 kB, so the costs stay on
+        // the stack): a piece spans several rows of a small region, so each observation's
+        // constants are worked out once per piece rather than once per row.
         let piece = 256
         withUnsafeTemporaryAllocation(of: Float.self, capacity: piece) { cost in
-            for r in Swift.stride(from: r0, through: r1, by: stride) {
-                for first in Swift.stride(from: 0, to: width, by: piece) {
-                    let count = min(piece, width - first)
-                    accumulate(obs, problem: problem, row: r, from: c0 + first * stride, stride: stride, count: count, into: cost)
-                    for k in 0..<count where cost[k] < best?.cost ?? .infinity {
-                        best = (cost[k], c0 + (first + k) * stride, r)
-                    }
+            loss.withUnsafeBufferPointer { loss in
+                for first in Swift.stride(from: 0, to: width * height, by: piece) {
+                    let count = min(piece, width * height - first)
+                    accumulate(obs, problem: problem, loss: loss, cells: searched, from: first, count: count, into: cost)
+                    // The first of equal cells, as a scan of the rows in order finds it.
+                    for k in 0..<count where cost[k] < bestCost { bestCost = cost[k]; bestCell = first + k }
                 }
             }
         }
-        return best.map { center(column: $0.column, row: $0.row) }
+        guard bestCell >= 0 else { return nil }
+        return center(column: c0 + bestCell % width * stride, row: r0 + bestCell / width * stride)
     }
 
-    /// The robust cost of `count` cells of row `r`, every `stride`-th from column `c`.
-    private func accumulate(_ obs: [Observation], problem: Problem, row r: Int, from c: Int, stride: Int, count: Int,
-                            into cost: UnsafeMutableBufferPointer<Float>) {
+    /// The cells one search visits: every `stride`-th column and row from (`column`, `row`),
+    /// `width` columns a row, numbered row by row.
+    private struct Cells {
+        var column: Int
+        var row: Int
+        var stride: Int
+        var width: Int
+    }
+
+    /// The robust cost of the searched cells `first ..< first + count`.
+    private func accumulate(_ obs: [Observation], problem: Problem, loss: UnsafeBufferPointer<Float>, cells: Cells,
+                            from first: Int, count: Int, into cost: UnsafeMutableBufferPointer<Float>) {
         for k in 0..<count { cost[k] = 0 }
         let huber = Float(problem.huber)
         for o in obs {
             let inverseSigma = Float(1 / (problem.sigma * o.spread))
             let target = Float(o.rssi - o.txRef), w = Float(problem.weight(o))
-            var at = Int(o.node) * cellCount + r * columns + c
-            for k in 0..<count {
-                // Measured minus expected: rssi - (txRef - loss).
-                let e = abs((target + loss[at]) * inverseSigma)
-                cost[k] += w * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
-                at += stride
+            let node = Int(o.node) * cellCount
+            // A row (or the part of one) at a time: the cells of a row lie `stride` apart.
+            var k = 0, row = first / cells.width, column = first % cells.width
+            while k < count {
+                let run = min(cells.width - column, count - k)
+                let at = node + (cells.row + row * cells.stride) * columns + cells.column + column * cells.stride
+                // Adjacent cells (the usual search) as a loop of their own, which the compiler vectorises.
+                if cells.stride == 1 {
+                    Self.addHuber(loss, from: at, stride: 1, target: target, inverseSigma: inverseSigma, weight: w, huber: huber,
+                                  into: cost.baseAddress! + k, count: run)
+                } else {
+                    Self.addHuber(loss, from: at, stride: cells.stride, target: target, inverseSigma: inverseSigma, weight: w,
+                                  huber: huber, into: cost.baseAddress! + k, count: run)
+                }
+                k += run; row += 1; column = 0
             }
+        }
+    }
+
+    /// Adds one observation's weighted Huber cost at `count` cells `stride` apart from
+    /// `loss[at]`. Both branches of the loss are worked out, so the loop has no branch.
+    @inline(__always)
+    private static func addHuber(_ loss: UnsafeBufferPointer<Float>, from at: Int, stride: Int, target: Float, inverseSigma: Float,
+                                 weight w: Float, huber: Float, into cost: UnsafeMutablePointer<Float>, count: Int) {
+        let linear = 0.5 * huber
+        for j in 0..<count {
+            // Measured minus expected: rssi - (txRef - loss). The index cannot overflow (it is
+            // within `loss`), and a checked one would keep the loop from being vectorised.
+            let e = abs((target + loss[at &+ j &* stride]) * inverseSigma)
+            let quadratic = 0.5 * e * e, beyond = huber * (e - linear)
+            cost[j] += w * (e <= huber ? quadratic : beyond)
         }
     }
 
