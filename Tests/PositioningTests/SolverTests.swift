@@ -107,6 +107,18 @@ struct SolverTests {
         #expect(abs(Elementary.log(x * 10) - Elementary.log(x) - 2.302585092994046) < 1e-12)
     }
 
+    /// The logarithm reads a normal number's significand and exponent from its bits: the same
+    /// pair as the standard library's getters, so every logarithm (and position) is unchanged.
+    @Test func logSplitsNumbersAsTheStandardLibraryDoes() {
+        var random = SeededGenerator(seed: 11)
+        let edges: [Double] = [.leastNonzeroMagnitude, .leastNormalMagnitude, 1, 1.4142135623730951, 2, .greatestFiniteMagnitude]
+        let drawn = (0..<20_000).map { _ in Double(bitPattern: random.next() >> 1) }.filter { $0 > 0 && $0.isFinite }
+        for x in edges + drawn {
+            let split = Elementary.binary(x)
+            #expect(split.significand.bitPattern == x.significand.bitPattern && split.exponent == Double(x.exponent), "\(x)")
+        }
+    }
+
     @Test func pathLossRoundTrips() {
         let model = PathLoss(exponent: 2.7)
         #expect(abs(model.rssi(distance: 1, txRef: -59) - -59) < 1e-12)
