@@ -35,6 +35,12 @@ struct SiteGeometry: Sendable {
             high = Point2(points.lazy.map(\.x).max() ?? -.infinity, points.lazy.map(\.y).max() ?? -.infinity)
         }
 
+        /// Whether `p` lies in the bounding box widened by `margin` on every side.
+        @inline(__always)
+        func boxHolds(_ p: Point2, margin: Double) -> Bool {
+            p.x >= low.x - margin && p.x <= high.x + margin && p.y >= low.y - margin && p.y <= high.y + margin
+        }
+
         /// How far `p` lies outside the bounding box (0 inside it): a lower bound of its
         /// distance to the area.
         func boxDistance(_ p: Point2) -> Double {
@@ -117,9 +123,10 @@ struct SiteGeometry: Sendable {
     /// them all in order.
     func room(at p: Point2, floor: Int) -> (room: Int, depth: Double)? {
         guard floors.indices.contains(floor) else { return nil }
-        // A point farther than `boxMargin` from a room's box is not within `Polygon.contains`'s
-        // 1e-9 of its outline, and its ray crosses the outline an even number of times.
-        for r in floors[floor].rooms where !(rooms[r].boxDistance(p) > Self.boxMargin) && Polygon.contains(rooms[r].points, p) {
+        // A point outside a room's box widened by `boxMargin` is not within `Polygon.contains`'s
+        // 1e-9 of its outline, and its ray crosses the outline an even number of times (a point
+        // that is not a number is in no box, and in no room either).
+        for r in floors[floor].rooms where rooms[r].boxHolds(p, margin: Self.boxMargin) && Polygon.contains(rooms[r].points, p) {
             return (r, Polygon.distanceToBoundary(rooms[r].points, p))
         }
         return nearestRoom(to: p, floor: floor)

@@ -22,16 +22,18 @@ struct RoomLookupTests {
         site.floors = [floor]
         let geometry = SiteGeometry(site)
         var random = SeededGenerator(seed: 5)
-        // Points anywhere, on the grid's lines and corners (within 1e-9 counts as inside), and just off them.
+        // Points anywhere, on the grid's lines and corners (within 1e-9 counts as inside), just
+        // off them, and not finite.
         var points: [Point2] = (0..<4_000).map { _ in Point2(Double.random(in: -2..<16, using: &random), Double.random(in: -2..<9, using: &random)) }
         for x in stride(from: -1.0, through: 13.5, by: 0.5) {
             for y in stride(from: -1.0, through: 8.0, by: 0.5) {
                 for nudge in [0, 1e-10, -1e-10, 1e-7, -1e-7] { points.append(Point2(x + nudge, y - nudge)) }
             }
         }
+        points += [Point2(.nan, 1), Point2(2, .nan), Point2(.infinity, 1), Point2(-.infinity, -.infinity)]
         for p in points {
             let found = geometry.room(at: p, floor: 0), expected = measuringEveryRoom(geometry, p)
-            #expect(found?.room == expected?.room && found?.depth == expected?.depth, "\(p)")
+            #expect(found?.room == expected?.room && found?.depth.bitPattern == expected?.depth.bitPattern, "\(p)")
         }
     }
 
