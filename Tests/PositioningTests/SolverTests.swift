@@ -119,6 +119,13 @@ struct SolverTests {
         }
     }
 
+    /// `exp` scales by powers of two built from their bits: the same numbers as the standard library's.
+    @Test func powersOfTwoAreTheStandardLibrarys() {
+        for n in -1022...1023 {
+            #expect(Elementary.powerOfTwo(n).bitPattern == Double(sign: .plus, exponent: n, significand: 1).bitPattern, "\(n)")
+        }
+    }
+
     @Test func pathLossRoundTrips() {
         let model = PathLoss(exponent: 2.7)
         #expect(abs(model.rssi(distance: 1, txRef: -59) - -59) < 1e-12)
