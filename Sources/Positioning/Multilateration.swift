@@ -38,13 +38,12 @@ struct Multilateration: Locator {
         if let h = site.deviceHeight { problem.height = site.floors[floor].min.z + h }
         // A warm start: when the solve from the track's prediction ends near it and fits well,
         // the global search is skipped (it is most of a solve's cost on a big floor).
-        var best: (x: Point3, cost: Double)?
+        var best: Solution?
         if let hint {
             let start = site.clamp(hint, floor: floor)
             let warm = solve(problem, &obs, from: start, site: site, tracked: true)
-            if warm.cost < warmCost * Double(obs.count), distance(warm.x, start) < warmReach {
-                problem.refreshWalls(&obs, at: warm.x, site: site)
-                return problem.fix(obs, at: warm.x, cost: warm.cost)
+            if warm.at.cost < warmCost * Double(obs.count), distance(warm.x, start) < warmReach {
+                return problem.fix(obs, at: warm.x, warm.at)
             }
             best = warm
         }
@@ -54,7 +53,7 @@ struct Multilateration: Locator {
             // solve from there too and keep whichever fits better.
             if let searched, distance(searched, found.x) > 1 {
                 let other = solve(problem, &obs, from: site.clamp(searched, floor: floor), site: site, tracked: true)
-                if other.cost < found.cost { found = other }
+                if other.at.cost < found.at.cost { found = other }
             }
             best = found
         } else {
@@ -62,8 +61,7 @@ struct Multilateration: Locator {
                          site: site, tracked: false)
         }
         guard let best else { return nil }
-        problem.refreshWalls(&obs, at: best.x, site: site)
-        return problem.fix(obs, at: best.x, cost: best.cost)
+        return problem.fix(obs, at: best.x, best.at)
     }
 
     /// The robust cost of the nodes not on the fix's floor that hear the device louder than the
@@ -99,40 +97,49 @@ struct Multilateration: Locator {
         }
     }
 
+    /// A solve's point with the cost and normal equations there, the walls it sees included.
+    private typealias Solution = (x: Point3, at: Problem.Evaluation)
+
     /// Minimises from `start` with walls held, re-solving while the solution sees other walls.
+    /// The solution comes with its evaluation, so that neither the choice between passes nor
+    /// the fix evaluates the same point again (an eighth of all evaluations on the house scenario).
     private func solve(_ problem: Problem, _ obs: inout [Observation], from start: Point3, site: SiteGeometry,
-                       tracked: Bool) -> (x: Point3, cost: Double) {
+                       tracked: Bool) -> Solution {
         // Walls make the model piecewise: solve with the walls of the current estimate held,
         // then again if the solution sees different walls (rarely more than twice).
         var x = start
-        var walls = problem.refreshWalls(&obs, at: x, site: site)
-        var best = (x: start, cost: Double.infinity)
+        var walls = problem.refreshWalls(&obs, at: x, site: site).total
+        var best: Solution?
         for _ in 0..<3 {
-            x = minimise(problem, obs, from: x, site: site)
+            var pass = minimise(problem, obs, from: x, site: site)
             // Height trades against distance on the floor, which leaves mirror minima above
             // and below the nodes: without a height prior or a tracked height to start
             // from, try again from a low and a high start and keep the best.
             let f = site.floors[problem.floor]
-            var lowest = problem.cost(obs, at: x)
             for height in stride(from: 0.2, through: 0.8, by: 0.6) where !tracked && problem.height == nil {
                 let z = f.min.z + (f.max.z - f.min.z) * height
-                let retry = minimise(problem, obs, from: Point3(x.x, x.y, z), site: site)
-                let retryCost = problem.cost(obs, at: retry)
-                if retryCost < lowest { x = retry; lowest = retryCost }
+                let retry = minimise(problem, obs, from: Point3(pass.x.x, pass.x.y, z), site: site)
+                if retry.at.cost < pass.at.cost { pass = retry }
             }
+            x = pass.x
             let seen = problem.refreshWalls(&obs, at: x, site: site)
             // Judge each pass by the cost with the walls its own solution sees.
-            let cost = problem.cost(obs, at: x)
-            if cost < best.cost { best = (x, cost) }
-            if seen == walls { break }
-            walls = seen
+            if seen.changed { pass.at = problem.evaluate(obs, at: x) }
+            if pass.at.cost < best?.at.cost ?? .infinity { best = pass }
+            if seen.total == walls { break }
+            walls = seen.total
         }
-        return best
+        if let best { return best }
+        // No pass had a finite cost (an observation that is not finite): the start stands.
+        problem.refreshWalls(&obs, at: start, site: site)
+        var atStart = problem.evaluate(obs, at: start)
+        atStart.cost = .infinity
+        return (start, atStart)
     }
 
     /// Levenberg–Marquardt from `start`, steps clamped to the floor's box. Each evaluation
     /// yields the cost and the normal equations together: one logarithm per node and step.
-    private func minimise(_ problem: Problem, _ obs: [Observation], from start: Point3, site: SiteGeometry) -> Point3 {
+    private func minimise(_ problem: Problem, _ obs: [Observation], from start: Point3, site: SiteGeometry) -> Solution {
         var x = start
         var current = problem.evaluate(obs, at: x)
         var lambda = 1e-3
@@ -156,7 +163,7 @@ struct Multilateration: Locator {
                 if lambda > 1e4 { break }
             }
         }
-        return x
+        return (x, current)
     }
 }
 
@@ -172,17 +179,20 @@ struct Problem {
     /// Spread of that prior, m.
     var heightSpread = 0.4
 
-    /// Sets each observation's wall loss for an estimate at `x`; returns their sum, which
-    /// tells whether a new estimate sees other walls.
+    /// Sets each observation's wall loss for an estimate at `x`; returns their weighted sum,
+    /// which tells whether a new estimate sees other walls, and whether any observation's
+    /// loss changed (an evaluation made before still holds when none did).
     @discardableResult
-    func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) -> Double {
-        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return 0 }
-        var total = 0.0
+    func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) -> (total: Double, changed: Bool) {
+        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return (0, false) }
+        var total = 0.0, changed = false
         for i in obs.indices {
-            obs[i].walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy)
-            total += obs[i].walls * Double(i + 1)
+            let walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy)
+            if walls != obs[i].walls { changed = true }
+            obs[i].walls = walls
+            total += walls * Double(i + 1)
         }
-        return total
+        return (total, changed)
     }
 
     /// Standardised residual of one observation at `x`, and the distance.
@@ -200,28 +210,12 @@ struct Problem {
     @inline(__always)
     func huberWeight(_ e: Double) -> Double { abs(e) <= huber ? 1 : huber / abs(e) }
 
-    func cost(_ obs: [Observation], at x: Point3) -> Double { evaluate(obs, at: x).cost }
-
-    /// One observation's weighted Huber cost at `x` behind `walls` dB.
-    @inline(__always)
-    func robustCost(_ o: Observation, at x: Point3, walls: Double) -> Double {
-        var held = o
-        held.walls = walls
-        let e = abs(residual(held, at: x).e)
-        return weight(o) * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
-    }
-
-    /// The height prior's cost at height `z`.
-    @inline(__always)
-    func heightCost(_ z: Double) -> Double {
-        guard let height else { return 0 }
-        let r = (z - height) / heightSpread
-        return 0.5 * r * r
-    }
+    /// The robust cost at one point, and the normal equations there.
+    typealias Evaluation = (cost: Double, normal: Symmetric3, gradient: (Double, Double, Double))
 
     /// The robust cost at `x` and the Gauss–Newton normal equations `A = Σ w J Jᵀ`,
     /// `g = Σ w e J` with IRLS Huber weights.
-    func evaluate(_ obs: [Observation], at x: Point3) -> (cost: Double, normal: Symmetric3, gradient: (Double, Double, Double)) {
+    func evaluate(_ obs: [Observation], at x: Point3) -> Evaluation {
         var cost = 0.0
         var a = Symmetric3()
         var g = (0.0, 0.0, 0.0)
@@ -245,10 +239,11 @@ struct Problem {
         return (cost, a, g)
     }
 
-    /// The fix at the solution: covariance from the normal equations scaled by the fit.
-    func fix(_ obs: [Observation], at x: Point3, cost: Double) -> Fix {
-        let a = evaluate(obs, at: x).normal
-        var ridge = a
+    /// The fix at the solution `x`, evaluated there (`at`): covariance from the normal equations
+    /// scaled by the fit.
+    func fix(_ obs: [Observation], at x: Point3, _ evaluation: Evaluation) -> Fix {
+        let cost = evaluation.cost
+        var ridge = evaluation.normal
         ridge.xx += 1e-3; ridge.yy += 1e-3; ridge.zz += 1e-3
         let c = ridge.inverse ?? Symmetric3(xx: 100, yy: 100, zz: 100)
         let dof = Double(max(obs.count - 3, 1))
