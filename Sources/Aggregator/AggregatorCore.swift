@@ -47,10 +47,14 @@ final class AggregatorCore {
     /// Zones whose occupants changed in the message being handled: the index in `effects` of
     /// the last event that changed each.
     private var changedZones: [String: Int] = [:]
-    /// Site nodes' readings topics, by topic, and the node each names: parsing a topic
-    /// (`Topics.parseNodeTopic`) costs about 4,000 instructions, 20 a reading of a full batch.
-    /// Other nodes' topics are parsed every time, so the cache is as big as the site.
+    /// Site nodes' readings topics, by topic, and the node each names, so that a batch's topic
+    /// is not parsed again on the work queue. Only a site node's own spelling of its topic
+    /// (`Topics.nodeReadings`) is kept: a node's name can be spelt in many `%XX` escapes, each
+    /// naming the same node, and anyone publishing those could otherwise grow the cache
+    /// without end. Other topics are parsed every time, so the cache is as big as the site.
     private var readingsTopics: [String: String] = [:]
+    /// Topics cached (tests: the cache stays as big as the site).
+    var cachedReadingsTopics: Int { readingsTopics.count }
     /// The readings of the batch being handled (reused).
     private var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
@@ -122,7 +126,7 @@ final class AggregatorCore {
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
             case "readings":
-                if engine.index(ofNode: node) != nil { readingsTopics[topic] = node }
+                if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node) { readingsTopics[topic] = node }
                 if let prepared {
                     readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
                 } else {

@@ -105,7 +105,7 @@ public struct Ingest: Sendable {
     }
 
     /// As above for a batch from `<p>/nodes/<topicNode>/readings`, a topic the caller parsed
-    /// already (parsing it was about 20 instructions a reading).
+    /// already, so that it is not parsed twice.
     public mutating func accept(topicNode: String, decoded: Result<BatchHeader, PayloadError>, readings: inout [BatchReading],
                                 arrival: Double, badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
         var header: BatchHeader

@@ -10,7 +10,12 @@
 /// be precomputed: NH (`NH`) for ids of up to 128 bytes (every id SPEC §1 makes), SipHash-1-3
 /// (what Swift's `Hasher` runs) for longer ones. On the bench's iBeacon ids NH costs 127
 /// instructions where SipHash cost 277 (callgrind), which was a tenth of the aggregator's
-/// instructions per reading at the end-to-end ladder's top.
+/// instructions per reading at the end-to-end ladder's top. NH is a universal hash, not a
+/// pseudo-random function as SipHash is: ids chosen blind collide no more often, but someone
+/// able to time very many lookups could in principle learn about the key from which ids
+/// collide. The aggregator exposes no such signal at that grain (its latency histogram is per
+/// message, and /metrics is served on loopback or behind a token, docs/security.md); if that changes,
+/// SipHash is one line away (`hash`).
 struct DeviceIds {
     private static let empty: Int32 = -1, deleted: Int32 = -2
 

@@ -45,3 +45,27 @@ import Positioning
     #expect(!published.plain.isEmpty)
     #expect(published.plain == published.prepared)
 }
+
+/// A site node's name spelt in `%XX` escapes names the same node (its batches are taken), but
+/// only the node's own spelling of its topic is cached: every other spelling is parsed again,
+/// so that nobody can grow the cache by publishing escapes without end.
+@Test func escapedSpellingsOfANodesTopicAreTakenButNotCached() {
+    let topics = Topics()
+    let metrics = AggregatorMetrics()
+    let core = AggregatorCore(site: twoRoomSite(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: metrics)
+    let scratch = PrepareScratch()
+    var effects: [Effect] = []
+    let spellings = [("whereabouts/nodes/a/readings", "a"), ("whereabouts/nodes/%61/readings", "a"), ("whereabouts/nodes/%61/readings", "a"),
+                     (topics.nodeReadings("b"), "b"), ("whereabouts/nodes/%62/readings", "b"), ("whereabouts/nodes/%62/readings", "b")]
+    for (k, (topic, node)) in spellings.enumerated() {
+        let t = 1000 + Double(k) * 0.25
+        var w = JSONWriter(capacity: 1024)
+        Batch(node: node, seq: UInt64(k + 1), t: t, readings: [Reading(id: "mac:02:00:00:00:00:\(k)", rssi: -60, t: t - 0.01, kind: .mac)]).encode(into: &w)
+        let payload = w.bytes
+        let batch = payload.withUnsafeBytes { PreparedBatch.prepare(topic: topic, payload: $0, topics: topics, scratch: scratch) }
+        #expect(batch != nil, "\(topic)")
+        payload.withUnsafeBytes { core.handle(topic: topic, payload: $0, prepared: batch, arrival: t, into: &effects) }
+    }
+    #expect(core.engine.deviceCount == spellings.count)
+    #expect(core.cachedReadingsTopics == 2)
+}

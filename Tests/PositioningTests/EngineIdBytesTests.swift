@@ -125,8 +125,10 @@ struct DeviceIdsTests {
 
 struct EngineBatchTests {
     /// A batch through `ingest(nodeIndex:batch:ids:hashed:rejected:)` does what its readings
-    /// one at a time do: the same devices and links, the same refusals in order.
-    @Test func aBatchIsItsReadingsOneAtATime() throws {
+    /// one at a time do: the same devices and links, the same refusals in order, the same
+    /// samples in every link. `hashed`: the aggregator's path, plain ids hashed beforehand (as
+    /// `PreparedBatch` does on the network thread).
+    @Test(arguments: [false, true]) func aBatchIsItsReadingsOneAtATime(hashed: Bool) throws {
         var site = twoRoomSite()
         site.excludeDevices = ["mac:ff:*"]
         let payload = Array("""
@@ -143,6 +145,11 @@ struct EngineBatchTests {
         var bad = 0
         _ = try payload.withUnsafeBytes { try Batch.decodeRaw($0, into: &readings, badReadings: &bad) }
         #expect(readings.count == 7 && bad == 0)
+        if hashed {
+            payload.withUnsafeBytes { p in
+                for i in readings.indices where readings[i].idIsPlain { readings[i].idHash = Engine.idHash(readings[i].idBytes(in: p)) }
+            }
+        }
 
         let one = Engine(site: site), batch = Engine(site: site)
         var output: [EngineOutput] = []
@@ -154,7 +161,7 @@ struct EngineBatchTests {
         }
         var refused: [Rejection] = []
         let result = payload.withUnsafeBytes { ids in
-            batch.ingest(nodeIndex: 0, batch: readings, ids: ids, hashed: false) { refused.append($0) }
+            batch.ingest(nodeIndex: 0, batch: readings, ids: ids, hashed: hashed) { refused.append($0) }
         }
         #expect(refused == expected)
         #expect(refused == [.excluded, .badRSSI, .late])
@@ -164,5 +171,11 @@ struct EngineBatchTests {
         #expect(batch.devices.map(\.lastReading) == one.devices.map(\.lastReading))
         #expect(batch.devices.map(\.frameTxRef) == one.devices.map(\.frameTxRef))
         #expect(batch.devices.map { $0.links.map(\.link) } == one.devices.map { $0.links.map(\.link) })
+        let links = one.devices.flatMap { $0.links.map(\.link) }
+        #expect(links.count == 3)   // 01, 02 and the escaped id
+        for link in links {
+            let a = batch.links.smoothed(link: link, at: 1000.5, window: 3), b = one.links.smoothed(link: link, at: 1000.5, window: 3)
+            #expect(a?.rssi == b?.rssi && a?.samples == b?.samples && a != nil, "link \(link)")
+        }
     }
 }
