@@ -144,6 +144,7 @@ public final class Engine {
     /// reading is resolved to its device and link in one loop (the per-reading body inlined;
     /// a new id or link out of line), and then all are recorded through one access to the
     /// devices and the link store (`record`), not a uniqueness check of three arrays each.
+    /// `rejected` is called inside that access: it must not call back into the engine.
     public func ingest(nodeIndex n: Int, batch: [BatchReading], ids: UnsafeRawBufferPointer, hashed: Bool,
                        rejected: (Rejection) -> Void) -> (accepted: Int, newest: Double) {
         var accepted = 0, newest = -Double.infinity
