@@ -47,7 +47,8 @@ struct SuiteFigures {
         rows += endToEndRows + memoryRows
         for s in scaling {
             rows.append(Row(item: "7", what: "\(s.devices) devices: sustained readings/s, RSS",
-                            figure: "\(thousands(s.sustained))/s (\(decimal(s.cores, 2)) cores), \(megabytes(s.rss))", bar: "—", met: nil))
+                            figure: "\(s.capped ? "≥ " : "")\(thousands(s.sustained))/s (\(decimal(s.cores, 2)) cores\(s.capped ? ", the item's top step" : "")), \(megabytes(s.rss))",
+                            bar: "—", met: nil))
         }
         if let points = number("storage", before: " track points written/s") {
             rows.append(Row(item: "—", what: "storage: track points written to SQLite", figure: "\(thousands(points))/s", bar: "—", met: nil))

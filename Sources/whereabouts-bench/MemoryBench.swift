@@ -85,6 +85,9 @@ struct ScalingRow {
     var sustained: Double
     var rss: Double
     var cores: Double
+    /// The aggregator kept up with every step up to the item's top (`ladder.last`): its limit
+    /// is above `sustained`, not at it.
+    var capped = false
 }
 
 /// Item 7: for each device count a fresh aggregator, a ladder of rates (×1.5) until it falls
@@ -98,11 +101,12 @@ func measureScaling(_ plan: BenchPlan, log: (String) -> Void) throws -> [Scaling
         var row = ScalingRow(devices: devices, sustained: 0, rss: 0, cores: 0)
         rig.warmUp(rate: scale.ladder[0])
         var rate = scale.ladder[0]
+        row.capped = true
         while rate <= scale.ladder.last! {
             let step = rig.step(rate: rate, seconds: scale.stepSeconds)
             log("scaling: \(devices) devices, offered \(thousands(step.offered))/s → \(thousands(step.aggregatorRate))/s "
                 + "(\(step.aggregatorKeepsUp ? "keeps up" : "behind"), \(decimal(step.aggregatorCores, 2)) cores)")
-            guard step.aggregatorKeepsUp else { break }
+            guard step.aggregatorKeepsUp else { row.capped = false; break }
             row.sustained = step.offered
             row.cores = step.aggregatorCores
             row.rss = rig.aggregator.residentBytes ?? 0
@@ -116,7 +120,7 @@ func measureScaling(_ plan: BenchPlan, log: (String) -> Void) throws -> [Scaling
 func runScalingBench(_ plan: BenchPlan) {
     do {
         for row in try measureScaling(plan, log: { print($0) }) {
-            print("scaling: \(row.devices) devices: \(thousands(row.sustained)) readings/s sustained, RSS \(megabytes(row.rss))")
+            print("scaling: \(row.devices) devices: \(row.capped ? "≥ " : "")\(thousands(row.sustained)) readings/s sustained, RSS \(megabytes(row.rss))")
         }
     } catch {
         print("scaling: failed: \(error)")
