@@ -61,9 +61,11 @@ let package = Package(
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.
-        .testTarget(name: "BLETests", dependencies: ["BLE"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "YAML"]),
-        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire"]),
+        // Helpers shared by test targets (a seeded generator), not shipped in any product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BLETests", dependencies: ["BLE", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "YAML", "TestSupport"]),
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),

@@ -1,5 +1,6 @@
 import BLE
 import Testing
+import TestSupport
 
 /// Property tests: no input may crash the decoders or make them read out of bounds. Each
 /// case also checks that an error's offset lies inside the input. Buffers are exact-size

@@ -1,18 +1,13 @@
 import Foundation
 @testable import Positioning
 import Wire
+import TestSupport
 
-/// SplitMix64: a seeded generator so noisy scenarios are the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The seeded generator of every test target (`TestSupport`), so noisy scenarios are the same
+/// on every run.
+typealias SeededGenerator = SplitMix64
+
+extension SplitMix64 {
     /// A standard normal sample (Box–Muller).
     mutating func gaussian() -> Double {
         let u = Double.random(in: Double.ulpOfOne..<1, using: &self), v = Double.random(in: 0..<1, using: &self)

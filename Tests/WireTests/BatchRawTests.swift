@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import TestSupport
 
 // `Batch.decodeRaw` (the aggregator's path, no allocation per reading) must agree with
 // `Batch.decode` on every payload: the same refusals and reasons, the same bad-reading
@@ -76,14 +77,8 @@ func rawDecodingAgreesWithDecode(text: String) {
 
 /// Seeded random mutations of batches: both paths agree on every one.
 @Test func rawDecodingAgreesUnderRandomMutations() {
-    var state: UInt64 = 0x5EED_CAFE
-    func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
+    var random = SplitMix64(seed: 0x5EED_CAFE)
+    func next() -> UInt64 { random.next() }
     var buffer: [BatchReading] = []
     let bases = cases.prefix(3).map { Array($0.utf8) }
     var decoded = 0

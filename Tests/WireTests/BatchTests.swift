@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import TestSupport
 
 private func decode(_ text: String) throws(PayloadError) -> (Batch, Int) {
     var bad = 0
@@ -91,14 +92,8 @@ func malformedBatchesAreRefusedWithAReason(text: String, reason: RejectReason) {
 
 /// Random mutations of a valid batch never crash the decoder (seeded, reproducible).
 @Test func randomMutationsNeverCrash() {
-    var state: UInt64 = 0x9E3779B97F4A7C15
-    func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
+    var random = SplitMix64(seed: 0x9E3779B97F4A7C15)
+    func next() -> UInt64 { random.next() }
     let base = Array(specExample.utf8)
     var accepted = 0
     for _ in 0..<20_000 {

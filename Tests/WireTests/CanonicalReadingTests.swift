@@ -1,5 +1,6 @@
 import Testing
 @testable import Wire
+import TestSupport
 
 // `BatchReading.canonical` (the fast path for readings as edges write them) against
 // `BatchReading.decode` (the general path, key by key) on one reading at a time: wherever the

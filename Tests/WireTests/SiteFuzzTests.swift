@@ -1,6 +1,7 @@
 import Testing
 import Wire
 import YAML
+import TestSupport
 
 private let sitesDirectory: String = {
     var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
