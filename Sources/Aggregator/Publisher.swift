@@ -15,6 +15,8 @@ struct Publisher {
     private var devices: [String: DeviceTopics] = [:]
     private let zoneNames: [String: String]
     private let zoneFloors: [String: String]
+    /// Every room's and zone's events and occupancy topics, built once.
+    private let zoneTopicCache: [String: (events: String, occupancy: String)]
 
     init(site: Site, topics: Topics) {
         self.topics = topics
@@ -26,6 +28,9 @@ struct Publisher {
         for zone in site.zones { names[zone.id] = zone.name; floors[zone.id] = zone.floor }
         zoneNames = names
         zoneFloors = floors
+        var cache: [String: (events: String, occupancy: String)] = [:]
+        for zone in Self.zoneIds(of: site) { cache[zone] = (topics.zoneEvents(zone), topics.zoneOccupancy(zone)) }
+        zoneTopicCache = cache
     }
 
     /// Every room and zone id of the site, in file order.
@@ -150,18 +155,25 @@ struct Publisher {
         writer.field("confidence", e.confidence, decimals: 2)
         if let dwell = e.dwell { writer.field("dwell", dwell, decimals: 1) }
         writer.objectEnd()
-        return MQTTMessage(topic: topics.zoneEvents(e.zone), payload: writer.bytes, qos: .atLeastOnce, retain: false)
+        return MQTTMessage(topic: zoneTopics(e.zone).events, payload: writer.bytes, qos: .atLeastOnce, retain: false)
     }
 
-    /// `zones/<zone>/occupancy`.
-    mutating func occupancy(zone: String, devices: [String], t: Double) -> MQTTMessage {
+    /// `zones/<zone>/occupancy` whose `count` devices are given as the JSON array's body
+    /// (`"a","b"`, `Occupancy.body(of:)`): copied whole, not written id by id.
+    mutating func occupancy(zone: String, count: Int, devices body: [UInt8], t: Double) -> MQTTMessage {
         writer.reset()
         writer.objectStart()
-        writer.field("count", devices.count)
-        writer.key("devices"); writer.arrayStart(); for d in devices { writer.value(d) }; writer.arrayEnd()
+        writer.field("count", count)
+        writer.key("devices"); writer.arrayStart(); if !body.isEmpty { writer.raw(body) }; writer.arrayEnd()
         writer.key("t"); writer.time(t)
         writer.objectEnd()
-        return MQTTMessage(topic: topics.zoneOccupancy(zone), payload: writer.bytes, qos: .atLeastOnce, retain: true)
+        return MQTTMessage(topic: zoneTopics(zone).occupancy, payload: writer.bytes, qos: .atLeastOnce, retain: true)
+    }
+
+    /// A zone's events and occupancy topics: the site's made once, any other zone (a visit a
+    /// crash left open in a zone the site no longer names) each time.
+    private func zoneTopics(_ zone: String) -> (events: String, occupancy: String) {
+        zoneTopicCache[zone] ?? (topics.zoneEvents(zone), topics.zoneOccupancy(zone))
     }
 
     /// Home Assistant discovery for a named device (a `device_tracker`) and each zone's count.
