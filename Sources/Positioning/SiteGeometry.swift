@@ -192,9 +192,11 @@ struct SiteGeometry: Sendable {
         // that is not a number is in no box, and in no room either).
         // The first room in the floor's order (the lowest index) that holds `p`, of those whose
         // box comes near it.
+        // The closure takes the rooms alone: capturing `self` copied the whole geometry per call.
         var first = Int.max
-        forEachRoom(near: p, within: Self.boxMargin, floor: floor) { r in
-            if r < first && rooms[r].boxHolds(p, margin: Self.boxMargin) && Polygon.contains(rooms[r].points, p) { first = r }
+        let rooms = self.rooms, margin = Self.boxMargin
+        forEachRoom(near: p, within: margin, floor: floor) { r in
+            if r < first && rooms[r].boxHolds(p, margin: margin) && Polygon.contains(rooms[r].points, p) { first = r }
         }
         if first != Int.max { return (first, Polygon.distanceToBoundary(rooms[first].points, p)) }
         return nearestRoom(to: p, floor: floor)
