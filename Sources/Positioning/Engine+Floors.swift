@@ -77,7 +77,7 @@ extension Engine {
         return DeviceUpdate(id: devices[d].id, name: devices[d].name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
                             room: devices[d].isPresent ? room : nil, zones: zones, confidence: devices[d].confidence,
                             fixes: devices[d].fixes, since: devices[d].presence.roomSince, nearest: nearest,
-                            residual: devices[d].residual)
+                            residual: devices[d].residual, device: d)
     }
 
     func event(_ kind: ZoneEvent.Kind, device d: Int, zone: Int, isRoom: Bool, at t: Double,
