@@ -139,12 +139,14 @@ struct SiteGeometry: Sendable {
         let low = Point2(placed.lazy.map { rooms[$0].low.x }.min() ?? 0, placed.lazy.map { rooms[$0].low.y }.min() ?? 0)
         let high = Point2(placed.lazy.map { rooms[$0].high.x }.max() ?? 0, placed.lazy.map { rooms[$0].high.y }.max() ?? 0)
         let width = high.x - low.x, depth = high.y - low.y
-        // About one cell per room, at most 1,024 a side.
+        // About one cell per room, at most 1,024 a side; one cell for a plan whose extent
+        // overflows a Double (every room then in it).
         let cell = Swift.max((width * depth / Double(placed.count)).squareRoot(), Swift.max(width, depth) / 1_024, 1e-3)
+        let fits = cell.isFinite && width.isFinite && depth.isFinite
         grid.origin = low
-        grid.cell = cell
-        grid.columns = Swift.min(Int(width / cell) + 1, 1_024)
-        grid.rows = Swift.min(Int(depth / cell) + 1, 1_024)
+        grid.cell = fits ? cell : 1
+        grid.columns = fits ? Swift.min(Int(width / cell) + 1, 1_024) : 1
+        grid.rows = fits ? Swift.min(Int(depth / cell) + 1, 1_024) : 1
         var cells = [[RoomGrid.Entry]](repeating: [], count: grid.columns * grid.rows)
         for r in placed {
             let (x0, x1) = grid.span(rooms[r].low.x, rooms[r].high.x, axis: 0)
@@ -297,13 +299,14 @@ extension SiteGeometry.RoomGrid {
     }
 
     /// The cells (first, last) that `low...high` covers along an axis (0: x, 1: y), clamped to
-    /// the grid; both ends finite.
+    /// the grid; both ends finite. A plan whose extent overflows a Double (coordinates near
+    /// 1e308) makes some quotients not numbers: the whole axis then, never a trap.
     @inline(__always)
     func span(_ low: Double, _ high: Double, axis: Int) -> (Int, Int) {
         let start = axis == 0 ? origin.x : origin.y
         let last = Double((axis == 0 ? columns : rows) - 1)
-        let a = Swift.min(Swift.max(((low - start) / cell).rounded(.down), 0), last)
-        let b = Swift.min(Swift.max(((high - start) / cell).rounded(.down), 0), last)
-        return (Int(a), Int(b))
+        let a = ((low - start) / cell).rounded(.down), b = ((high - start) / cell).rounded(.down)
+        guard !a.isNaN, !b.isNaN else { return (0, Int(last)) }
+        return (Int(Swift.min(Swift.max(a, 0), last)), Int(Swift.min(Swift.max(b, 0), last)))
     }
 }

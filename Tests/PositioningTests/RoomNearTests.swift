@@ -68,6 +68,30 @@ struct RoomNearTests {
         #expect(got == expected)
         #expect(got.count > 20, "the walk changes room often enough to test anything")
     }
+
+    @Test func aPlanAtTheEdgeOfWhatADoubleHoldsIsLookedUpAsEveryOutlineWould() {
+        // Extents that overflow (1e308 apart) and a tiny room far from the others: the grid of
+        // boxes must neither trap nor leave a room out.
+        var site = Site()
+        var floor = Floor(id: "f", name: "F", bounds: (Point3(-1e308, -1e308, 0), Point3(1e308, 1e308, 3)))
+        floor.rooms = [Room(id: "low", name: "L", points: [Point2(-1e308, -1e308), Point2(-9e307, -1e308), Point2(-9e307, -9e307), Point2(-1e308, -9e307)]),
+                       Room(id: "mid", name: "M", points: [Point2(0, 0), Point2(4, 0), Point2(4, 3), Point2(0, 3)]),
+                       Room(id: "tiny", name: "T", points: [Point2(10, 10), Point2(10.001, 10), Point2(10.001, 10.001), Point2(10, 10.001)]),
+                       Room(id: "high", name: "H", points: [Point2(9e307, 9e307), Point2(1e308, 9e307), Point2(1e308, 1e308), Point2(9e307, 1e308)])]
+        site.floors = [floor]
+        let geometry = SiteGeometry(site)
+        let points = [Point2(2, 1), Point2(10.0005, 10.0005), Point2(-9.5e307, -9.5e307), Point2(9.5e307, 9.5e307), Point2(50, -7), Point2(1e300, -1e300)]
+        for p in points {
+            var every: (room: Int, depth: Double)?
+            for r in geometry.floors[0].rooms {
+                let edge = Polygon.distanceToBoundary(geometry.rooms[r].points, p)
+                if Polygon.contains(geometry.rooms[r].points, p) { every = (r, edge); break }
+                if -edge > (every?.depth ?? -.infinity) { every = (r, -edge) }
+            }
+            let found = geometry.room(at: p, floor: 0)
+            #expect(found?.room == every?.room && found?.depth.bitPattern == every?.depth.bitPattern, "\(p)")
+        }
+    }
 }
 
 /// The room test as it was: every room of the site weighed at every solve, in order.
