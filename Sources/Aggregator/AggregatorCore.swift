@@ -89,7 +89,7 @@ final class AggregatorCore {
     func startMessages(wall: Double) -> [MQTTMessage] {
         var out = publisher.discovery(site: site)
         for zone in Publisher.zoneIds(of: site) {
-            out.append(publisher.occupancy(zone: zone, devices: occupancy.devices[zone] ?? [], t: wall))
+            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: wall))
         }
         return out
     }
@@ -106,7 +106,9 @@ final class AggregatorCore {
         var out: [MQTTMessage] = []
         publisher.forgetRooms()
         for u in states.values { publisher.update(u, into: &out) }
-        for (zone, devices) in occupancy.devices { out.append(publisher.occupancy(zone: zone, devices: devices, t: eventClock?.event ?? 0)) }
+        for zone in occupancy.zoneIds {
+            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: eventClock?.event ?? 0))
+        }
         return out
     }
 
@@ -299,7 +301,7 @@ final class AggregatorCore {
         // made 10,000 payloads of up to 10,000 ids).
         if occupancy.apply(e) { changedZones[e.zone] = effects.count }
         metrics.zoneEvents(e.zone, e.type.rawValue).add()
-        metrics.zoneDevices(e.zone).set(Double(occupancy.devices[e.zone]?.count ?? 0))
+        metrics.zoneDevices(e.zone).set(Double(occupancy.count(of: e.zone)))
         if e.isRoom && e.type == .enter { metrics.roomChanges.add() }
         effects.append(.event(e, [publisher.event(e)]))
     }
@@ -310,7 +312,7 @@ final class AggregatorCore {
         guard !changedZones.isEmpty else { return }
         for (zone, index) in changedZones {
             guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
-            messages.append(publisher.occupancy(zone: zone, devices: occupancy.devices[zone] ?? [], t: e.t))
+            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: e.t))
             effects[index] = .event(e, messages)
         }
         changedZones.removeAll(keepingCapacity: true)

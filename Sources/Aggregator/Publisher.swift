@@ -11,10 +11,16 @@ struct Publisher {
     let topics: Topics
     let policy: StatePolicy
     private var writer = JSONWriter(capacity: 512)
-    /// Per device: the room and state last published and its topics, built once rather than per update.
-    private var devices: [String: DeviceTopics] = [:]
+    /// Per device: the room and state last published and its topics, built once rather than per
+    /// update. Kept by the engine's index of the device (`DeviceUpdate.device`) and checked by id:
+    /// a dictionary by id hashed the whole id at every update (about 900 instructions).
+    private var records: [DeviceTopics] = []
+    /// Each recorded device's index in `records`, for what names a device by id (forget, invalidate).
+    private var indices: [String: Int] = [:]
     private let zoneNames: [String: String]
     private let zoneFloors: [String: String]
+    /// Every room's and zone's events and occupancy topics, built once.
+    private let zoneTopicCache: [String: (events: String, occupancy: String)]
 
     init(site: Site, topics: Topics) {
         self.topics = topics
@@ -26,6 +32,9 @@ struct Publisher {
         for zone in site.zones { names[zone.id] = zone.name; floors[zone.id] = zone.floor }
         zoneNames = names
         zoneFloors = floors
+        var cache: [String: (events: String, occupancy: String)] = [:]
+        for zone in Self.zoneIds(of: site) { cache[zone] = (topics.zoneEvents(zone), topics.zoneOccupancy(zone)) }
+        zoneTopicCache = cache
     }
 
     /// Every room and zone id of the site, in file order.
@@ -50,25 +59,23 @@ struct Publisher {
         let room = u.room ?? "away"
         // In place through the index: a device already known costs no copy of its record and
         // no allocation here.
-        let index: Dictionary<String, DeviceTopics>.Index
-        if let i = devices.index(forKey: u.id) {
+        let index: Int
+        if let i = recordIndex(u) {
             index = i
         } else {
             // A device the engine has not placed in a room yet is not `away`: say nothing until it is.
             if u.room == nil { return .unplaced }
-            devices[u.id] = DeviceTopics(room: nil, published: nil, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
-                                         statePrefix: Self.statePrefix(u))
-            index = devices.index(forKey: u.id)!
+            index = record(u)
         }
-        // One in-place access decides both topics (reading `devices.values[index]` copies the
-        // whole record, its topics' references included, and three such reads cost more than
-        // the decision itself).
-        let (roomChanged, publish) = Self.take(u, room: room, policy: policy, into: &devices.values[index])
+        // One in-place access decides both topics (reading `records[index]` copies the whole
+        // record, its topics' references included, and three such reads cost more than the
+        // decision itself).
+        let (roomChanged, publish) = Self.take(u, room: room, policy: policy, into: &records[index])
         if roomChanged {
-            out.append(MQTTMessage(topic: devices.values[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
+            out.append(MQTTMessage(topic: records[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
         guard publish else { return .suppressed }
-        let device = devices.values[index]
+        let device = records[index]
         writer.reset()
         // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
         writer.appendKeyed(device.statePrefix)
@@ -108,6 +115,25 @@ struct Publisher {
         return (roomChanged, true)
     }
 
+    /// Where `u`'s device is recorded, if it is.
+    private func recordIndex(_ u: DeviceUpdate) -> Int? {
+        guard u.device >= 0 else { return indices[u.id] }
+        return u.device < records.count && records[u.device].id == u.id ? u.device : nil
+    }
+
+    /// Records `u`'s device (at its engine index; after the others for an update no engine made),
+    /// replacing what was recorded there.
+    private mutating func record(_ u: DeviceUpdate) -> Int {
+        let index = u.device >= 0 ? u.device : records.count
+        if index >= records.count { records.append(contentsOf: repeatElement(DeviceTopics(), count: index + 1 - records.count)) }
+        if let old = records[index].id { indices.removeValue(forKey: old) }
+        if let previous = indices[u.id] { records[previous] = DeviceTopics() }
+        records[index] = DeviceTopics(id: u.id, roomTopic: topics.deviceRoom(u.id), stateTopic: topics.deviceState(u.id),
+                                      statePrefix: Self.statePrefix(u))
+        indices[u.id] = index
+        return index
+    }
+
     /// `{"id":"<id>","name":<name or null>,"room":` of a device's state payload.
     private static func statePrefix(_ u: DeviceUpdate) -> [UInt8] {
         var w = JSONWriter(capacity: 128)
@@ -120,23 +146,26 @@ struct Publisher {
 
     /// Drops a forgotten device's topics and the state last published for it. Its retained
     /// `away` room stays on the broker.
-    mutating func forget(_ id: String) { devices.removeValue(forKey: id) }
+    mutating func forget(_ id: String) {
+        if let i = indices.removeValue(forKey: id) { records[i] = DeviceTopics() }
+    }
 
     /// Makes the next update of every device publish its room topic and its state again.
     mutating func forgetRooms() {
-        devices = devices.mapValues {
-            DeviceTopics(room: nil, published: nil, roomTopic: $0.roomTopic, stateTopic: $0.stateTopic, statePrefix: $0.statePrefix)
+        for i in records.indices {
+            records[i].room = nil
+            records[i].published = nil
         }
     }
 
     /// Forgets the state last published for `id` (it was dropped before reaching the broker):
     /// the device's next update is published.
     mutating func invalidate(_ id: String) {
-        if let i = devices.index(forKey: id) { devices.values[i].published = nil }
+        if let i = indices[id] { records[i].published = nil }
     }
 
     /// Devices whose topics and last published state are kept (for tests: forgetting frees them).
-    var deviceCount: Int { devices.count }
+    var deviceCount: Int { indices.count }
 
     /// `zones/<zone>/events`.
     mutating func event(_ e: ZoneEvent) -> MQTTMessage {
@@ -150,18 +179,25 @@ struct Publisher {
         writer.field("confidence", e.confidence, decimals: 2)
         if let dwell = e.dwell { writer.field("dwell", dwell, decimals: 1) }
         writer.objectEnd()
-        return MQTTMessage(topic: topics.zoneEvents(e.zone), payload: writer.bytes, qos: .atLeastOnce, retain: false)
+        return MQTTMessage(topic: zoneTopics(e.zone).events, payload: writer.bytes, qos: .atLeastOnce, retain: false)
     }
 
-    /// `zones/<zone>/occupancy`.
-    mutating func occupancy(zone: String, devices: [String], t: Double) -> MQTTMessage {
+    /// `zones/<zone>/occupancy` whose `count` devices are given as the JSON array's body
+    /// (`"a","b"`, `Occupancy.body(of:)`): copied whole, not written id by id.
+    mutating func occupancy(zone: String, count: Int, devices body: [UInt8], t: Double) -> MQTTMessage {
         writer.reset()
         writer.objectStart()
-        writer.field("count", devices.count)
-        writer.key("devices"); writer.arrayStart(); for d in devices { writer.value(d) }; writer.arrayEnd()
+        writer.field("count", count)
+        writer.key("devices"); writer.arrayStart(); if !body.isEmpty { writer.raw(body) }; writer.arrayEnd()
         writer.key("t"); writer.time(t)
         writer.objectEnd()
-        return MQTTMessage(topic: topics.zoneOccupancy(zone), payload: writer.bytes, qos: .atLeastOnce, retain: true)
+        return MQTTMessage(topic: zoneTopics(zone).occupancy, payload: writer.bytes, qos: .atLeastOnce, retain: true)
+    }
+
+    /// A zone's events and occupancy topics: the site's made once, any other zone (a visit a
+    /// crash left open in a zone the site no longer names) each time.
+    private func zoneTopics(_ zone: String) -> (events: String, occupancy: String) {
+        zoneTopicCache[zone] ?? (topics.zoneEvents(zone), topics.zoneOccupancy(zone))
     }
 
     /// Home Assistant discovery for a named device (a `device_tracker`) and each zone's count.
@@ -204,13 +240,15 @@ struct Publisher {
     }
 }
 
-/// A device's room and state as last published (nil: publish with the next update) and its topics.
+/// A device's room and state as last published (nil: publish with the next update) and its
+/// topics; a free record has no `id`.
 private struct DeviceTopics {
+    var id: String?
     var room: String?
     var published: PublishedState?
-    let roomTopic: String
-    let stateTopic: String
-    let statePrefix: [UInt8]
+    var roomTopic = ""
+    var stateTopic = ""
+    var statePrefix: [UInt8] = []
 }
 
 /// What a consumer of `devices/<id>/state` would notice, as last published for a device.

@@ -121,6 +121,7 @@ extension Engine {
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
         devices[d].presence = presence
+        forgetRoomLoudness()
         let reported = geometry.clamp(devices[d].track.reported, floor: fix.floor)
         output.append(.update(update(device: d, at: t, nearest: strongestObservation().map { range(of: $0, from: reported, floor: fix.floor) })))
         return true
@@ -152,12 +153,21 @@ extension Engine {
         devices[d].txOffset = max(min(devices[d].txOffset + gain * sum / weight, options.txOffsetLimit), -options.txOffsetLimit)
     }
 
-    /// Per room, the loudest observation (RSSI less reference power) of a node in it.
+    /// Per room, the loudest observation (RSSI less reference power) of a node in it. Between
+    /// solves every room is `-infinity` (`forgetRoomLoudness`): only the rooms of the nodes that
+    /// heard the device are touched, not every room of the site.
     private func measureRoomLoudness() {
-        for r in roomLoudness.indices { roomLoudness[r] = -.infinity }
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = max(roomLoudness[r], o.rssi - o.txRef) }
+        }
+    }
+
+    /// Sets back what `measureRoomLoudness` set.
+    private func forgetRoomLoudness() {
+        for o in observations {
+            let r = geometry.nodeRooms[Int(o.node)]
+            if r >= 0 { roomLoudness[r] = -.infinity }
         }
     }
 

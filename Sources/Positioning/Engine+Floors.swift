@@ -66,16 +66,18 @@ extension Engine {
     }
 
     func update(device d: Int, at t: Double, nearest: NodeRange?) -> DeviceUpdate {
-        let state = devices[d]
-        let p = state.track.reported
-        let room = state.presence.room >= 0 ? geometry.rooms[state.presence.room].id : nil
-        let floor = state.presence.floor >= 0 ? geometry.floors[state.presence.floor].id : nil
+        // Each field read in place: a copy of the whole `DeviceState` retained and released
+        // every array it holds, once per update.
+        let p = devices[d].track.reported
+        let (roomIndex, floorIndex) = (devices[d].presence.room, devices[d].presence.floor)
+        let room = roomIndex >= 0 ? geometry.rooms[roomIndex].id : nil
+        let floor = floorIndex >= 0 ? geometry.floors[floorIndex].id : nil
         var zones: [String] = []
-        for z in state.presence.zonesInside { zones.append(geometry.zones[z].id) }
-        return DeviceUpdate(id: state.id, name: state.name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
-                            room: state.isPresent ? room : nil, zones: zones, confidence: state.confidence,
-                            fixes: state.fixes, since: state.presence.roomSince, nearest: nearest,
-                            residual: state.residual)
+        for v in devices[d].presence.visits where v.inside { zones.append(geometry.zones[v.zone].id) }
+        return DeviceUpdate(id: devices[d].id, name: devices[d].name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
+                            room: devices[d].isPresent ? room : nil, zones: zones, confidence: devices[d].confidence,
+                            fixes: devices[d].fixes, since: devices[d].presence.roomSince, nearest: nearest,
+                            residual: devices[d].residual, device: d)
     }
 
     func event(_ kind: ZoneEvent.Kind, device d: Int, zone: Int, isRoom: Bool, at t: Double,

@@ -41,6 +41,11 @@ public struct DeviceUpdate: Sendable, Equatable {
     /// The last fix held, not a new solve: the device is still and nothing it is heard by
     /// changed (`EngineOptions.holdLimit`). Position, room and zones are those of the last solve.
     public var isHeld = false
+    /// The engine's index of the device: the same for every update of it while the engine keeps
+    /// it, handed to another device once the engine forgets it (`Engine.takeForgotten`). An owner
+    /// may keep per-device state in an array by it (checking `id`) instead of hashing the id;
+    /// -1 for an update no engine made.
+    public var device = -1
 }
 
 /// A device entering or leaving a room or zone (SPEC §2 `events`).

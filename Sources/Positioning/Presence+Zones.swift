@@ -35,6 +35,10 @@ extension Presence {
     private static func side(of p: Point2, in zone: SiteGeometry.Area, floor: Int, margin: Double) -> Bool? {
         guard zone.floor == floor else { return false }
         let m = min(margin, zone.size / 4)
+        // Clearly outside the zone's box, clearly outside the zone: no outline measured (a
+        // device is outside most zones). The box is a lower bound of the distance to the
+        // outline, and a point this far from it is not within `Polygon.contains`'s 1e-9.
+        if zone.boxDistance(p) > max(m, 0) + 1e-6 { return false }
         let inside = Polygon.contains(zone.points, p)
         if m <= 0 { return inside }
         return Polygon.distanceToBoundary(zone.points, p) >= m ? inside : nil

@@ -64,41 +64,65 @@ struct Presence: Sendable {
         // fewer than three nodes to fix it (its nodes down, or two heard and three through the
         // ceiling) is weighed by confidence as any fix is.
         let floorWeight = floorContested ? dt : weight
-        let crossing = site.rooms[room].floor != f
         let cap = options.roomStep
         // The current room on another floor: this fix says the device is not in it at all.
         let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
-        // A room whose box lies farther than this is at least `cap` shallower than the current
-        // one, so its depth term is -cap without measuring it (the margin covers rounding).
-        let far = cap - here + 1e-6
-        var winner = -1, winnerRatio = 1.0
-        for c in site.rooms.indices where c != room {
-            let held = evidence.firstIndex { $0.room == Int32(c) }
-            let before = held.map { evidence[$0].value } ?? 0
-            let after: Double
-            if site.rooms[c].floor == f {
-                var step = site.rooms[c].boxDistance(p) > far ? -cap : min(max(site.signedDepth(room: c, at: p) - here, -cap), cap)
-                // The room whose own node hears the device clearly louder than the current room's
-                // does gains, as a nearest-node system would say; a tie adds nothing.
-                let louder = heard[c] - heard[room]
-                if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
-                after = max(0, before + (crossing ? floorWeight : weight) * (step - options.roomDrift))
-            } else {
-                after = max(0, before - floorWeight * (cap + options.roomDrift))
-            }
-            if let held {
-                if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
-            } else if after > 0 {
-                evidence.append((Int32(c), after))
-            }
-            guard site.rooms[c].floor == f else { continue }
-            let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
-            let ratio = after / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
-            if ratio >= winnerRatio { winner = c; winnerRatio = ratio }
+        let test = RoomTest(p: p, floor: f, current: room, here: here, weight: weight, floorWeight: floorWeight,
+                            crossing: site.rooms[room].floor != f, heard: heard, cap: cap)
+        var winner = (room: -1, ratio: 1.0)
+        guard test.mayPrune(options) else {
+            for c in site.rooms.indices where c != room { weigh(c, test, site: site, options: options, winner: &winner) }
+            return finishRoom(winner.room, floor: f, at: t, emit: emit)
         }
+        // Only the rooms near the fix and those holding evidence can gain any: the others'
+        // evidence is zero and stays so (`RoomTest.mayPrune`).
+        site.forEachRoom(near: p, within: test.far, floor: f) { c in
+            if test.isNear(c, site: site) { weigh(c, test, site: site, options: options, winner: &winner) }
+        }
+        var i = 0
+        while i < evidence.count {
+            let c = Int(evidence[i].room), count = evidence.count
+            if !test.isNear(c, site: site) { weigh(c, test, site: site, options: options, winner: &winner) }
+            // Weighing a held room keeps or drops its own entry.
+            if evidence.count == count { i += 1 }
+        }
+        finishRoom(winner.room, floor: f, at: t, emit: emit)
+    }
+
+    /// A room change to `winner`, if there is one.
+    private mutating func finishRoom(_ winner: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         guard winner >= 0 else { return }
         emit(.exit, room, true, t - roomSince)
         enter(winner, floor: f, at: t, emit: emit)
+    }
+
+    /// Adds this solve's evidence for room `c` (not the current one), and makes it the winner
+    /// when it has gathered enough: the larger share of what it needs, the higher index on a tie
+    /// (as a walk through the rooms in order keeping the last of equals).
+    private mutating func weigh(_ c: Int, _ test: RoomTest, site: SiteGeometry, options: EngineOptions, winner: inout (room: Int, ratio: Double)) {
+        let f = test.floor, room = test.current, p = test.p, cap = options.roomStep
+        let held = evidence.firstIndex { $0.room == Int32(c) }
+        let before = held.map { evidence[$0].value } ?? 0
+        let after: Double
+        if site.rooms[c].floor == f {
+            var step = site.rooms[c].boxDistance(p) > test.far ? -cap : min(max(site.signedDepth(room: c, at: p) - test.here, -cap), cap)
+            // The room whose own node hears the device clearly louder than the current room's
+            // does gains, as a nearest-node system would say; a tie adds nothing.
+            let louder = test.heard[c] - test.heard[room]
+            if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
+            after = max(0, before + (test.crossing ? test.floorWeight : test.weight) * (step - options.roomDrift))
+        } else {
+            after = max(0, before - test.floorWeight * (cap + options.roomDrift))
+        }
+        if let held {
+            if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
+        } else if after > 0 {
+            evidence.append((Int32(c), after))
+        }
+        guard site.rooms[c].floor == f else { return }
+        let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
+        let ratio = after / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
+        if ratio > winner.ratio || (ratio == winner.ratio && c > winner.room) { winner = (c, ratio) }
     }
 
     /// The first room after a start or an away: a thin first window can put the fix anywhere,
@@ -131,7 +155,44 @@ struct Presence: Sendable {
 
     /// In a room with no room or zone change under way (engine holds need this).
     var isSettled: Bool { room >= 0 && evidence.isEmpty && !visits.contains { $0.pendingSince != nil } }
+}
 
-    /// Zones the device is in now.
-    var zonesInside: some Sequence<Int> { visits.lazy.filter(\.inside).map(\.zone) }
+/// What one solve's room test weighs each room against.
+struct RoomTest {
+    var p: Point2
+    var floor: Int
+    /// The device's room, and how deep the fix lies in it (m; `-roomStep` on another floor).
+    var current: Int
+    var here: Double
+    /// What a second of evidence counts for on this floor, and across floors.
+    var weight: Double
+    var floorWeight: Double
+    var crossing: Bool
+    /// Per room, the loudest level of a node in it (`Presence.observe`).
+    var heard: [Double]
+    /// A room whose box lies farther than this is at least `roomStep` shallower than the current
+    /// one, so its depth term is `-roomStep` without measuring it (the margin covers rounding).
+    var far: Double
+
+    init(p: Point2, floor: Int, current: Int, here: Double, weight: Double, floorWeight: Double, crossing: Bool,
+         heard: [Double], cap: Double) {
+        self.p = p; self.floor = floor; self.current = current; self.here = here
+        self.weight = weight; self.floorWeight = floorWeight; self.crossing = crossing; self.heard = heard
+        far = cap - here + 1e-6
+    }
+
+    /// Whether a room that holds no evidence and is not near the fix (`isNear`) may be left out:
+    /// its evidence would stay zero. So it is when no weight is negative and a room beyond `far`
+    /// gains nothing, however loud its node (`-roomStep + |heardStep| - roomDrift <= 0`, as the
+    /// defaults have it), nor one on another floor; and for a position and reach that are numbers.
+    func mayPrune(_ options: EngineOptions) -> Bool {
+        let cap = options.roomStep, drift = options.roomDrift
+        return weight >= 0 && floorWeight >= 0 && cap + drift >= 0 && abs(options.heardStep) - cap - drift <= 0
+            && p.x.isFinite && p.y.isFinite && far.isFinite
+    }
+
+    /// Another room on the fix's floor whose box comes within `far` of it: one whose depth is measured.
+    func isNear(_ c: Int, site: SiteGeometry) -> Bool {
+        c != current && site.rooms[c].floor == floor && !(site.rooms[c].boxDistance(p) > far)
+    }
 }
