@@ -1,6 +1,9 @@
 import Testing
 import Wire
 import YAML
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Audit, 2026-11-30: site files that decode without an error must not crash the code that
 // reads them afterwards (`whereabouts check-site`'s geometry warnings).
@@ -39,4 +42,24 @@ import YAML
     let decoded = Site.load(yaml: yaml)
     #expect(decoded.errors.isEmpty, "\(decoded.errors)")
     _ = decoded.site.geometryWarnings(locations: decoded.locations)
+}
+
+/// A site, config or scenario path that names an endless file (`/dev/zero`, a pipe that never
+/// closes, a log file given by mistake) was read whole into memory until the process died.
+/// Run in a child with its address space capped 256 MiB above what it uses at the start.
+@Test func anEndlessFileIsRefusedNotReadIntoMemory() async {
+    await #expect(processExitsWith: .success) {
+        var limit = rlimit()
+        let statm = (try? YAML.readFile("/proc/self/statm")).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let pages = Int(statm.split(separator: " ").first ?? "") ?? 0
+        limit.rlim_cur = rlim_t(pages * Int(sysconf(Int32(_SC_PAGESIZE))) + 256 << 20)
+        limit.rlim_max = limit.rlim_cur
+        setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
+        do throws(YAMLError) {
+            _ = try YAML.parse(contentsOf: "/dev/zero")
+            exit(2)
+        } catch {
+            exit(error.message.contains("larger than") ? 0 : 3)
+        }
+    }
 }
