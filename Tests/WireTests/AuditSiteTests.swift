@@ -63,3 +63,23 @@ import Glibc
         }
     }
 }
+
+/// Rooms whose ids differ only outside [a-z0-9] share a Home Assistant discovery topic (the
+/// later retained config replaced the earlier, without a word): now a warning names both.
+@Test(arguments: [("front-door", "front_door", "front_door"), ("кухня", "спальня", "_"), ("Hall", "hall", "hall")])
+func roomsSharingAHomeAssistantIdAreWarnedAbout(first: String, second: String, slug: String) {
+    let yaml = """
+    floors:
+      - id: f
+        bounds: [[0, 0, 0], [10, 4, 3]]
+        rooms:
+          - { id: "\(first)", points: [[0, 0], [5, 0], [5, 4], [0, 4]] }
+    zones:
+      - { id: "\(second)", floor: f, points: [[5, 0], [10, 0], [10, 4], [5, 4]] }
+    """
+    let decoded = Site.load(yaml: yaml)
+    #expect(decoded.errors.isEmpty, "\(decoded.errors)")
+    let warning = decoded.warnings.first { $0.message.contains("Home Assistant") }
+    #expect(warning?.message.contains("'\(second)' and '\(first)' (line 5) are both '\(slug)'") == true, "\(decoded.warnings)")
+    #expect(warning?.line == 7 && warning?.key == "zones[0].id", "\(String(describing: warning))")
+}
