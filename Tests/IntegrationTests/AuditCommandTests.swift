@@ -80,3 +80,46 @@ func locateGetsThroughALeapInReadingTimes(first: Double, second: Double) throws 
     if first < 1e10 { #expect(times.contains { $0 >= first && $0 < first + 60 }, "\(result.output.prefix(2000))") }
     if second < 1e10 { #expect(times.contains { $0 >= second }, "\(result.output.suffix(2000))") }
 }
+
+/// `simulate` writes a capture per node named after it. A node `truth.jsonl\0` (a NUL ends the
+/// path where open(2) reads it) wrote its capture over the truth file, and nodes `a/b` and
+/// `a_b` (the `/` made `_`) wrote one file through two descriptors: exit 0, files corrupt
+/// (153 of 200 truth lines left). Now the NUL is made `_` too and a clash is refused.
+@Test(.timeLimit(.minutes(2)))
+func simulateNeverWritesTwoFilesIntoOne() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-simulate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    func site(_ names: [String]) -> String {
+        """
+        floors:
+          - id: f
+            bounds: [[0, 0, 0], [10, 10, 3]]
+            rooms:
+              - { id: r, points: [[0, 0], [10, 0], [10, 10], [0, 10]] }
+        nodes:
+          - { name: "\(names[0])", point: [0, 0, 1] }
+          - { name: "\(names[1])", point: [10, 0, 1] }
+          - { name: "\(names[2])", point: [0, 10, 1] }
+        """
+    }
+    let scenario = dir.appendingPathComponent("scenario.yaml")
+    try "seed: 1\nduration: 20s\ndevices:\n  - mac: \"c2:3a:6b:01:02:03\"\n    path: [ { at: [2, 2] } ]\n"
+        .write(to: scenario, atomically: true, encoding: .utf8)
+
+    let nul = dir.appendingPathComponent("nul.yaml"), out = dir.appendingPathComponent("out")
+    try site([#"truth.jsonl\0"#, "a", "b"]).write(to: nul, atomically: true, encoding: .utf8)
+    let run = try #require(try whereabouts(["simulate", "--site", nul.path, "--scenario", scenario.path, "--out", out.path]))
+    #expect(run.status == 0, "\(run.errors)")
+    let truth = String(decoding: try Data(contentsOf: out.appendingPathComponent("truth.jsonl")), as: UTF8.self)
+    let lines = truth.split(separator: "\n")
+    #expect(lines.count == 200 && lines.allSatisfy { $0.hasPrefix(#"{"t":"#) }, "\(lines.count) lines")
+    let capture = try Data(contentsOf: out.appendingPathComponent("truth.jsonl_.btsnoop"))
+    #expect(capture.prefix(8) == Data("btsnoop\0".utf8))
+
+    let clash = dir.appendingPathComponent("clash.yaml")
+    try site(["a/b", "a_b", "c"]).write(to: clash, atomically: true, encoding: .utf8)
+    let refused = try #require(try whereabouts(["simulate", "--site", clash.path, "--scenario", scenario.path, "--out", out.path]))
+    #expect(refused.status == 1)
+    #expect(refused.errors.contains("nodes 'a/b' and 'a_b' would both write this capture"), "\(refused.errors)")
+}
