@@ -6,7 +6,8 @@ public enum Btsnoop {
     static let version: UInt32 = 1
     /// Microseconds from 0000-01-01 (the btsnoop epoch) to 1970-01-01.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
-    static let headerSize = 16
+    /// Bytes of the file header (magic, version, datalink): what tells a capture from any other file.
+    public static let headerSize = 16
     static let recordHeaderSize = 24
 
     /// The link type of a capture.

@@ -32,15 +32,19 @@ public final class EdgeService {
             printError("whereabouts-edge: \(error)")
             return 1
         }
-        let finished = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
         let failure = SourceFailure()
         let signals = watchSignals { [source] in
             source.stop()
             finished.signal()
         }
-        startSourceThread(finishing: finished, failure: failure)
+        startSourceThread(finishing: finished, ended: ended, failure: failure)
         finished.wait()
         source.stop()
+        // A source sees `stop` between packets: the readings of the one it was handling still
+        // come. Counted only if they are queued before the flush counts what is left, so the
+        // flush waits for the source to return (a while at most: stdin may block in a read).
+        _ = ended.wait(timeout: .now() + Self.sourceGrace)
         let outcome = publisher.shutdown(timeout: config.flushTimeout)
         signals.forEach { $0.cancel() }
         if outcome.undelivered > 0 {
@@ -55,7 +59,10 @@ public final class EdgeService {
 
     /// The source gets a thread of its own: it blocks (reads, pacing) and must never sit on
     /// Swift's cooperative pool or the publisher's queue.
-    private func startSourceThread(finishing finished: DispatchSemaphore, failure: SourceFailure) {
+    /// Seconds a stop waits for the source to return before flushing.
+    static let sourceGrace = 1.0
+
+    private func startSourceThread(finishing finished: DispatchSemaphore, ended: DispatchSemaphore, failure: SourceFailure) {
         let source = self.source
         let rules = config.filter
         let counters = self.counters
@@ -67,6 +74,7 @@ public final class EdgeService {
             do { resolver = try IRKResolver(keys: irks) } catch {
                 failure.message.withLock { $0 = "identity resolving keys: \(error)" }
                 finished.signal()
+                ended.signal()
                 return
             }
             let pipeline = Pipeline(rules: rules, counters: counters, printer: printReports ? ReportPrinter() : nil,
@@ -75,6 +83,7 @@ public final class EdgeService {
                                   reject: { counters.malformed.add(1, ordering: .relaxed) })
             do { try source.run(sink) } catch { failure.message.withLock { $0 = "\(error)" } }
             finished.signal()
+            ended.signal()
         }
         thread.name = "whereabouts-source"
         thread.start()

@@ -18,7 +18,16 @@ public final class ReplaySource: ReportSource {
     /// before anything is published.
     public init(path: String, speed: Double, retime: Bool) throws(SourceError) {
         let bytes: [UInt8]
-        do { bytes = try YAML.readFile(path) } catch { throw SourceError("cannot read capture \(path): \(error)") }
+        do {
+            // The header first: a path naming no capture (`/dev/zero`, a log, a pipe) is
+            // refused at once instead of being read whole until memory runs out.
+            _ = try BtsnoopReader(try YAML.readHead(path, count: Btsnoop.headerSize))
+            bytes = try YAML.readFile(path)
+        } catch let error as YAMLError {
+            throw SourceError("cannot read capture \(path): \(error)")
+        } catch {
+            throw SourceError("\(path) is not a usable btsnoop capture: \(error)")
+        }
         do {
             var reader = try BtsnoopReader(bytes)
             while try reader.next() != nil {}

@@ -146,9 +146,13 @@ public struct Simulation: Sendable {
         return problems
     }
 
-    /// The capture file name of a node: `<node>.btsnoop`, with `/` made `_`.
+    /// The capture file name of a node: `<node>.btsnoop`, with `/` and control characters made
+    /// `_`. A node name is any text: `/` would name another directory, and a NUL ends the path
+    /// where the C call reads it (a node `truth.jsonl\0` wrote its capture into the truth file).
     public static func captureFileName(_ node: String) -> String {
-        String(node.map { $0 == "/" ? "_" : $0 }) + ".btsnoop"
+        var safe = String.UnicodeScalarView()
+        for c in node.unicodeScalars { safe.append(c == "/" || c.value < 0x20 || c.value == 0x7F ? "_" : c) }
+        return String(safe) + ".btsnoop"
     }
 
     /// The key each phone uses, and whether the site or scenario gives it (else it is a stranger's).

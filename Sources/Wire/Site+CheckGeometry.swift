@@ -81,6 +81,8 @@ extension Site {
 
     static func rounded(_ value: Double) -> String {
         let tenths = (value * 10).rounded() / 10
-        return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+        // Coordinates are any finite numbers: a band 2e19 m long is beyond `Int` (whose
+        // init traps); such a length is shown as the Double it is.
+        return tenths == tenths.rounded() && abs(tenths) < 1e15 ? String(Int(tenths)) : String(tenths)
     }
 }

@@ -73,6 +73,7 @@ extension SiteDecoder {
     /// Ids must be unique within their kind; zones share the room namespace (SPEC §2: a room is a zone).
     private mutating func checkUniqueIDs() {
         var first: [String: Int] = [:]
+        var slugs: [String: (id: String, line: Int)] = [:]
         for entry in idLines {
             let namespace = entry.kind == "zone" ? "room" : entry.kind
             let slot = namespace + "\u{0}" + entry.id
@@ -80,6 +81,16 @@ extension SiteDecoder {
                 reader.error(entry.key, entry.line, "duplicate \(entry.kind) id '\(entry.id)' (first at line \(line))")
             } else {
                 first[slot] = entry.line
+            }
+            // Home Assistant discovery names a room or zone by its slug: two that share one
+            // share a retained config topic, and the later replaces the earlier.
+            guard namespace == "room" else { continue }
+            let slug = Topics.slug(entry.id)
+            if let other = slugs[slug], other.id != entry.id {
+                reader.warning(entry.key, entry.line, "\(entry.kind) '\(entry.id)' and '\(other.id)' (line \(other.line)) are both '\(slug)' "
+                               + "to Home Assistant, whose discovery then keeps one of them: rename one, or run the aggregator with --no-discovery")
+            } else if slugs[slug] == nil {
+                slugs[slug] = (entry.id, entry.line)
             }
         }
     }

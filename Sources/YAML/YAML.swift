@@ -16,13 +16,39 @@ public enum YAML {
         return try TreeBuilder.build(parser)
     }
 
-    /// Parses the file at `path`.
+    /// The largest site, config or scenario file read: real ones are a few kilobytes, and a
+    /// path naming an endless file (`/dev/zero`, a pipe that never closes) was read until the
+    /// process ran out of memory.
+    public static let maxFileBytes = 16 << 20
+
+    /// Parses the file at `path`; a file over `maxFileBytes` is refused.
     public static func parse(contentsOf path: String) throws(YAMLError) -> ConfigNode {
-        try parse(bytes: readFile(path))
+        try parse(bytes: readFile(path, limit: maxFileBytes))
     }
 
-    /// The bytes of a file; a failure is a `YAMLError` at line 0 naming the system's reason.
-    public static func readFile(_ path: String) throws(YAMLError) -> [UInt8] {
+    /// The first `count` bytes of a file (fewer when it is shorter), to check what a file is
+    /// before reading all of it.
+    public static func readHead(_ path: String, count: Int) throws(YAMLError) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw YAMLError(line: 0, column: 0, message: "cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw YAMLError(line: 0, column: 0, message: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            filled += n
+        }
+        return Array(bytes[..<filled])
+    }
+
+    /// The bytes of a file, at most `limit` of them (more is an error); a failure is a
+    /// `YAMLError` at line 0 naming the system's reason.
+    public static func readFile(_ path: String, limit: Int = .max) throws(YAMLError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw YAMLError(line: 0, column: 0, message: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -34,6 +60,9 @@ public enum YAML {
             if n < 0 {
                 if errno == EINTR { continue }
                 throw YAMLError(line: 0, column: 0, message: "cannot read: \(String(cString: strerror(errno)))")
+            }
+            guard n <= limit - bytes.count else {
+                throw YAMLError(line: 0, column: 0, message: "larger than \(limit) bytes: not a file this reads")
             }
             bytes.append(contentsOf: chunk[0..<n])
         }

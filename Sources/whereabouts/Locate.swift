@@ -107,9 +107,29 @@ struct LocateRun {
     private mutating func advance(through t: Double) {
         while tick < t {
             engine.advance(to: tick, into: &output)
-            tick += engine.options.updateInterval
+            tick = nextTick(toward: t)
         }
         flush()
+    }
+
+    /// The step after `tick` on the way to `t`. Readings' times come from the input: a gap of
+    /// years (a node's clock off, a bad line) was stepped through a quarter second at a time,
+    /// and at times past 2^53 quarter seconds a step no longer moved `tick` at all — `locate`
+    /// never ended. Once the engine holds no device, no step makes output until the next
+    /// reading, so the steps between are skipped, landing on the same grid (the engine's
+    /// once-a-second away sweep may then fall on another of its steps than it would have: an
+    /// away after the gap can move by under a second); a step too small to move `tick` goes
+    /// straight to `t`.
+    private func nextTick(toward t: Double) -> Double {
+        let interval = engine.options.updateInterval
+        let steps = ((t - tick) / interval).rounded(.down)
+        if engine.deviceCount == 0, steps > 2 {
+            // Past 2^53 steps the grid is coarser than a step: then the last double before `t`.
+            let skipped = min(tick + (steps - 1) * interval, t.nextDown)
+            if skipped > tick { return skipped }
+        }
+        let next = tick + interval
+        return next > tick ? next : t
     }
 
     mutating func finish() {

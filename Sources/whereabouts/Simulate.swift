@@ -43,7 +43,7 @@ func runSimulate(_ arguments: [String]) -> Int32 {
         guard let simulation = prepared, decoded.errors.isEmpty else {
             throw FileProblemsError(path: scenarioPath, problems: all.filter { $0.severity == .error }.sorted { $0.line < $1.line })
         }
-        var output = try OutputDirectory(path: out, nodes: site.nodes.map { Simulation.captureFileName($0.name) })
+        var output = try OutputDirectory(path: out, nodes: site.nodes.map(\.name))
         let summary = simulation.run(into: &output)
         try output.finish()
         try writeFile(out + "/manifest.json", summary.manifest())
@@ -68,6 +68,7 @@ struct FileError: Error, CustomStringConvertible {
     let reason: String
     var description: String { "\(path): \(reason)" }
     init(_ path: String) { self.path = path; reason = String(cString: strerror(errno)) }
+    init(_ path: String, reason: String) { self.path = path; self.reason = reason }
 }
 
 /// The simulation's files in one directory, written as the chunks come.
@@ -75,10 +76,21 @@ struct OutputDirectory: SimulationOutput {
     private var descriptors: [SimulationFile: (fd: Int32, path: String)] = [:]
     private var failure: FileError?
 
+    /// `nodes`: the site's node names, each writing `Simulation.captureFileName` of its name.
     init(path: String, nodes: [String]) throws {
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw FileError(path) }
         var files: [(SimulationFile, String)] = [(.readings, "readings.jsonl"), (.truth, "truth.jsonl")]
-        for (n, name) in nodes.enumerated() { files.append((.capture(n), name)) }
+        // Two nodes whose names differ only in what the file name replaces (`a/b`, `a_b`) would
+        // write one file through two descriptors, each over the other's bytes.
+        var owner: [String: String] = [:]
+        for (n, node) in nodes.enumerated() {
+            let name = Simulation.captureFileName(node)
+            if let other = owner[name] {
+                throw FileError(path + "/" + name, reason: "nodes '\(other)' and '\(node)' would both write this capture; rename one")
+            }
+            owner[name] = node
+            files.append((.capture(n), name))
+        }
         for (file, name) in files {
             let full = path + "/" + name
             let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
