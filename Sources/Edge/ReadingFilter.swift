@@ -1,3 +1,5 @@
+public import Wire
+
 /// Which readings the node publishes.
 ///
 /// The id rules are evaluated once per device (the pipeline caches the answer), so globs

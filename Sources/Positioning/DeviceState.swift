@@ -79,18 +79,3 @@ public struct Rejections: Sendable, Equatable {
 public enum Rejection: String, Sendable {
     case unknownNode = "unknown_node", late, badRSSI = "bad_rssi", excluded, capacity
 }
-
-/// `*` any run, `?` one character: the globs of `exclude_devices`.
-func globMatches(_ pattern: Substring, _ text: Substring) -> Bool {
-    guard let first = pattern.first else { return text.isEmpty }
-    if first == "*" {
-        var rest = text[...]
-        while true {
-            if globMatches(pattern.dropFirst(), rest) { return true }
-            guard !rest.isEmpty else { return false }
-            rest = rest.dropFirst()
-        }
-    }
-    guard let c = text.first, first == "?" || first == c else { return false }
-    return globMatches(pattern.dropFirst(), text.dropFirst())
-}

@@ -274,7 +274,7 @@ public final class Engine {
         guard deviceCount < maxDevices else { return nil }
         let config = site.devices.first { $0.id == id }
         let beaconOf = beaconNodes[id] ?? -1
-        let excluded = beaconOf >= 0 || site.excludeDevices.contains { globMatches($0[...], id[...]) }
+        let excluded = beaconOf >= 0 || site.excludeDevices.contains { Glob($0).matches(id) }
         var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
                                 track: makeTrack())
         state.beaconOf = beaconOf

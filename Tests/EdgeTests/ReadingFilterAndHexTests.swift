@@ -1,23 +1,9 @@
 @testable import Edge
 import Testing
+import Wire
 
-@Suite("Device id globs")
-struct GlobTests {
-    @Test(arguments: [
-        ("iBeacon:*", "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42", true),
-        ("iBeacon:*", "mac:aa:bb:cc:dd:ee:ff", false),
-        ("mac:c2:3a:??:*", "mac:c2:3a:6b:01:02:03", true),
-        ("mac:c2:3a:??:*", "mac:c2:3a:6:01:02:03", false),
-        ("*-1-42", "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42", true),
-        ("*-1-42", "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-420", false),
-        ("*a*b*", "xxaxxbxx", true),
-        ("", "", true),
-        ("", "x", false),
-    ])
-    func matching(pattern: String, id: String, expected: Bool) {
-        #expect(Glob(pattern).matches(id) == expected)
-    }
-
+@Suite("Reading filter rules")
+struct ReadingFilterRulesTests {
     @Test func excludeWinsOverInclude() {
         let rules = ReadingFilter.Rules(include: [Glob("mac:*")], exclude: [Glob("mac:00:*")])
         #expect(rules.allows(id: "mac:11:22:33:44:55:66"))

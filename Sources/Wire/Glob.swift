@@ -1,4 +1,5 @@
-/// A shell-style pattern over device ids: `*` matches any run of characters, `?` one.
+/// A shell-style pattern over device ids: `*` matches any run of characters, `?` one. The
+/// edge's `include`/`exclude` and the site's `exclude_devices` use it.
 ///
 /// Ids are ASCII in practice; matching works on UTF-8 bytes, so `?` matches one byte.
 public struct Glob: Sendable, Equatable, CustomStringConvertible {
