@@ -25,9 +25,17 @@ let command = Command(
     ],
     discussion: "The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.")
 
-/// Options from `--config`, overridden by flags: the file's keys are the flags' names.
-func merged(_ args: Arguments) throws -> [String: String] {
-    var values: [String: String] = [:]
+/// Options from `--config`, overridden by flags: the file's keys are the flags' names; a
+/// repeatable option takes one value or a list, a flag `true` or `false`.
+struct MergedOptions {
+    var values: [String: [String]] = [:]
+    func string(_ name: String) -> String? { values[name]?.last }
+    func strings(_ name: String) -> [String] { values[name] ?? [] }
+    func flag(_ name: String) -> Bool { values[name] == ["true"] }
+}
+
+func merged(_ args: Arguments) throws -> MergedOptions {
+    var merged = MergedOptions()
     if let path = args.string("config") {
         let node: ConfigNode
         do { node = try YAML.parse(contentsOf: path) } catch { throw UsageError("\(path):\(error.line): \(error.message)") }
@@ -36,13 +44,37 @@ func merged(_ args: Arguments) throws -> [String: String] {
             guard let option = command.options.first(where: { $0.name == entry.key }), option.name != "config" else {
                 throw UsageError("\(path):\(entry.keyLine): \(entry.key): unknown option")
             }
-            guard let text = entry.value.text else { throw UsageError("\(path):\(entry.keyLine): \(entry.key): expected a single value") }
-            values[option.name] = text
+            merged.values[option.name] = try configValues(entry, of: option, in: path)
         }
     }
-    for option in command.options where args.isSet(option.name) { values[option.name] = args.string(option.name) }
-    for option in command.options where values[option.name] == nil { values[option.name] = option.defaultValue }
-    return values
+    for option in command.options where args.isSet(option.name) {
+        merged.values[option.name] = option.isFlag ? ["true"] : option.repeatable ? args.strings(option.name) : args.string(option.name).map { [$0] }
+    }
+    for option in command.options where merged.values[option.name] == nil {
+        if let value = option.defaultValue { merged.values[option.name] = [value] }
+    }
+    return merged
+}
+
+/// One key of `--config`: a scalar, or for a repeatable option a list of scalars; a flag's
+/// value is `true` or `false` (read as given, so `false` turns nothing on).
+func configValues(_ entry: ConfigNode.Entry, of option: Option, in path: String) throws -> [String] {
+    let at = "\(path):\(entry.keyLine): \(entry.key)"
+    if option.repeatable, let items = entry.value.items {
+        return try items.map { item in
+            guard let text = item.text else { throw UsageError("\(at): expected a list of single values") }
+            return text
+        }
+    }
+    guard let text = entry.value.text else {
+        throw UsageError("\(at): expected a single value" + (option.repeatable ? " or a list" : ""))
+    }
+    guard option.isFlag else { return [text] }
+    switch text {
+    case "true": return ["true"]
+    case "false": return ["false"]
+    default: throw UsageError("\(at): expected true or false")
+    }
 }
 
 func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
@@ -50,17 +82,17 @@ func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
 TerminationSignal.block()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let options = try merged(args)
-    guard let sitePath = options["site"] else { throw UsageError("missing required option --site") }
-    guard let locator = LocatorKind(rawValue: options["locator"] ?? "default") else {
+    guard let sitePath = options.string("site") else { throw UsageError("missing required option --site") }
+    guard let locator = LocatorKind(rawValue: options.string("locator") ?? "default") else {
         throw UsageError("--locator must be one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
     }
-    guard let clock = Ingest.ClockMode(rawValue: options["clock"] ?? "node") else { throw UsageError("--clock must be node or arrival") }
-    let dialects = try args.strings("dialect").map { name throws(UsageError) -> Dialect in
+    guard let clock = Ingest.ClockMode(rawValue: options.string("clock") ?? "node") else { throw UsageError("--clock must be node or arrival") }
+    let dialects = try options.strings("dialect").map { name throws(UsageError) -> Dialect in
         guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
         return d
     }
     var broker: BrokerURL?
-    if let url = options["broker"] {
+    if let url = options.string("broker") {
         do throws(MQTTError) { broker = try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
     }
 
@@ -74,15 +106,15 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     let site = decoded.site
     var settings = AggregatorSettings(
         site: site,
-        mqtt: AggregatorSettings.mqttOptions(site: site, broker: broker, clientID: options["client-id"] ?? "whereabouts-aggregator"),
-        database: options["db"] == "none" ? nil : (options["db"] ?? site.storage.path),
-        http: options["http"] == "none" ? nil : options["http"])
+        mqtt: AggregatorSettings.mqttOptions(site: site, broker: broker, clientID: options.string("client-id") ?? "whereabouts-aggregator"),
+        database: options.string("db") == "none" ? nil : (options.string("db") ?? site.storage.path),
+        http: options.string("http") == "none" ? nil : options.string("http"))
     settings.locator = locator
     settings.dialects = dialects
     settings.clockMode = clock
-    settings.homeAssistant = !args.flag("no-discovery")
+    settings.homeAssistant = !options.flag("no-discovery")
     settings.sitePath = sitePath
-    if let tokenFile = options["http-token-file"] {
+    if let tokenFile = options.string("http-token-file") {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               !token.isEmpty else { log("cannot read a token from \(tokenFile)"); return ExitCode.failure }
         settings.httpToken = token

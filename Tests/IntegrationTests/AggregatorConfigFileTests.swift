@@ -1,21 +1,17 @@
 import Foundation
 import Testing
 
-// Audit, 2026-11-30: findings in files this audit does not own, each a failing test kept
-// disabled until the owner fixes it (the report lists the suggested fix).
-
-/// `whereabouts-aggregator --config FILE` takes every option as a key, but `dialect` and
-/// `no-discovery` are read from the command line only: in the file they are accepted and
-/// ignored without a word. `--dialect nonsense` exits 64; `dialect: nonsense` in the file
-/// started the aggregator (here, with no broker, it ran until killed).
-@Test(.disabled("audit: --config's dialect and no-discovery keys are silently ignored (main.swift reads args.strings(\"dialect\") and args.flag(\"no-discovery\"), not the merged options)"),
-      .timeLimit(.minutes(2)))
-func aggregatorConfigFileDialectIsRead() throws {
+/// `whereabouts-aggregator --config FILE` takes every option as a key. Until the audit of
+/// 2026-11-30, `dialect` and `no-discovery` were read from the command line only: in the file
+/// they were accepted and ignored without a word (`--dialect nonsense` exits 64, `dialect:
+/// nonsense` in the file started the aggregator). Each file here must be refused with 64.
+@Test(.timeLimit(.minutes(2)), arguments: ["dialect: nonsense\n", "dialect: [espresense, nonsense]\n", "no-discovery: maybe\n"])
+func aggregatorConfigFileKeysAreRead(config text: String) throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-agg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let config = dir.appendingPathComponent("aggregator.yaml")
-    try "dialect: nonsense\n".write(to: config, atomically: true, encoding: .utf8)
+    try text.write(to: config, atomically: true, encoding: .utf8)
     let site = packageRoot.appendingPathComponent("tools/sites/reference.yaml").path
     let p = Process()
     p.executableURL = executable("whereabouts-aggregator")
@@ -30,5 +26,5 @@ func aggregatorConfigFileDialectIsRead() throws {
         kill(p.processIdentifier, SIGKILL)
         _ = done.wait(timeout: .now() + 5)
     }
-    #expect(exited && p.terminationStatus == 64, "the aggregator started on a config naming an unknown dialect")
+    #expect(exited && p.terminationStatus == 64, "the aggregator started on a config it should refuse: \(text)")
 }
