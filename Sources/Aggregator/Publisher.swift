@@ -203,32 +203,37 @@ struct Publisher {
     /// Home Assistant discovery for a named device (a `device_tracker`) and each zone's count.
     mutating func discovery(site: Site) -> [MQTTMessage] {
         var out: [MQTTMessage] = []
-        for device in site.devices {
-            guard let name = device.name, !device.id.contains("*") else { continue }
+        let devices = site.devices.filter { $0.name != nil && !$0.id.contains("*") }
+        let deviceObjects = Topics.discoveryObjectIDs(devices.map(\.id))
+        for device in devices {
+            guard let name = device.name, let object = deviceObjects[device.id] else { continue }
             writer.reset()
             writer.objectStart()
             writer.field("name", name)
-            writer.field("unique_id", "whereabouts_" + Topics.slug(device.id))
+            writer.field("unique_id", "whereabouts_" + object)
             writer.field("state_topic", topics.deviceRoom(device.id))
             writer.field("json_attributes_topic", topics.deviceState(device.id))
             writer.field("payload_not_home", "away")
             writer.field("source_type", "bluetooth_le")
             availability()
             writer.objectEnd()
-            out.append(MQTTMessage(topic: Topics.homeAssistantTracker(device.id), payload: writer.bytes, qos: .atLeastOnce, retain: true))
+            out.append(MQTTMessage(topic: Topics.homeAssistantTracker(objectID: object), payload: writer.bytes, qos: .atLeastOnce, retain: true))
         }
-        for zone in Publisher.zoneIds(of: site) {
+        let zones = Publisher.zoneIds(of: site)
+        let zoneObjects = Topics.discoveryObjectIDs(zones)
+        for zone in zones {
+            guard let object = zoneObjects[zone] else { continue }
             writer.reset()
             writer.objectStart()
             writer.field("name", "\(zoneNames[zone] ?? zone) occupancy")
-            writer.field("unique_id", "whereabouts_\(Topics.slug(zone))_occupancy")
+            writer.field("unique_id", "whereabouts_\(object)_occupancy")
             writer.field("state_topic", topics.zoneOccupancy(zone))
             writer.field("value_template", "{{ value_json.count }}")
             writer.field("state_class", "measurement")
             writer.field("unit_of_measurement", "devices")
             availability()
             writer.objectEnd()
-            out.append(MQTTMessage(topic: Topics.homeAssistantOccupancy(zone), payload: writer.bytes, qos: .atLeastOnce, retain: true))
+            out.append(MQTTMessage(topic: Topics.homeAssistantOccupancy(objectID: object), payload: writer.bytes, qos: .atLeastOnce, retain: true))
         }
         return out
     }

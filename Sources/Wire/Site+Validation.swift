@@ -82,13 +82,13 @@ extension SiteDecoder {
             } else {
                 first[slot] = entry.line
             }
-            // Home Assistant discovery names a room or zone by its slug: two that share one
-            // share a retained config topic, and the later replaces the earlier.
+            // Home Assistant discovery names a room or zone by its slug; two that share one
+            // get a hash-suffixed object id (`Topics.discoveryObjectIDs`), which is unreadable.
             guard namespace == "room" else { continue }
             let slug = Topics.slug(entry.id)
             if let other = slugs[slug], other.id != entry.id {
                 reader.warning(entry.key, entry.line, "\(entry.kind) '\(entry.id)' and '\(other.id)' (line \(other.line)) are both '\(slug)' "
-                               + "to Home Assistant, whose discovery then keeps one of them: rename one, or run the aggregator with --no-discovery")
+                               + "to Home Assistant, so discovery tells them apart by a hash of the id (e.g. '\(slug)_1a2b3c4d'): rename one for readable entity ids")
             } else if slugs[slug] == nil {
                 slugs[slug] = (entry.id, entry.line)
             }

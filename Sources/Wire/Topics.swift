@@ -22,11 +22,30 @@ public struct Topics: Sendable, Equatable {
     public var allNodeStatus: String { "\(prefix)/nodes/+/status" }
     public var allNodeTelemetry: String { "\(prefix)/nodes/+/telemetry" }
 
-    public static func homeAssistantTracker(_ id: String) -> String {
-        "homeassistant/device_tracker/whereabouts_\(slug(id))/config"
+    /// Discovery topics by object id (`discoveryObjectIDs`, not `slug`, so that two ids never share one).
+    public static func homeAssistantTracker(objectID: String) -> String {
+        "homeassistant/device_tracker/whereabouts_\(objectID)/config"
     }
-    public static func homeAssistantOccupancy(_ zone: String) -> String {
-        "homeassistant/sensor/whereabouts_\(slug(zone))_occupancy/config"
+    public static func homeAssistantOccupancy(objectID: String) -> String {
+        "homeassistant/sensor/whereabouts_\(objectID)_occupancy/config"
+    }
+
+    /// Each id's Home Assistant object id: its `slug`, unless another of `ids` has the same slug
+    /// (`front-door` and `front_door`, `Hall` and `hall`, any two ids in Cyrillic or CJK), where
+    /// the one retained config would replace the other. Then an id that is its own slug keeps
+    /// it, and every other gets `_` and eight hex digits of a hash of the id (FNV-1a, the same
+    /// on every run and machine). It depends on the set of ids, not their order, so an entity
+    /// keeps its id when the site file is reordered, and changes only if a colliding id is added.
+    public static func discoveryObjectIDs(_ ids: [String]) -> [String: String] {
+        var bySlug: [String: Set<String>] = [:]
+        for id in ids { bySlug[slug(id), default: []].insert(id) }
+        var out: [String: String] = [:]
+        for (slug, sharing) in bySlug {
+            for id in sharing {
+                out[id] = sharing.count == 1 || id == slug ? slug : slug + "_" + hex8(fnv1a32(id))
+            }
+        }
+        return out
     }
 
     /// What a node topic is about: `(node, "readings" | "status" | "telemetry")`, or nil when
@@ -93,6 +112,17 @@ public struct Topics: Sendable, Equatable {
         }
         return out
     }
+}
+
+private func fnv1a32(_ s: String) -> UInt32 {
+    var h: UInt32 = 0x811C_9DC5
+    for b in s.utf8 { h = (h ^ UInt32(b)) &* 0x0100_0193 }
+    return h
+}
+
+private func hex8(_ v: UInt32) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    return String(decoding: (0..<8).reversed().map { digits[Int(v >> (UInt32($0) * 4) & 0xF)] }, as: UTF8.self)
 }
 
 private func needsEscape(_ b: UInt8) -> Bool {

@@ -8,7 +8,7 @@ import Wire
             == "whereabouts/devices/iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42/room")
     #expect(t.zoneEvents("front-door") == "whereabouts/zones/front-door/events")
     #expect(t.aggregatorStatus == "whereabouts/aggregator/status")
-    #expect(Topics.homeAssistantTracker("iBeacon:F7-1-42") == "homeassistant/device_tracker/whereabouts_ibeacon_f7_1_42/config")
+    #expect(Topics.homeAssistantTracker(objectID: Topics.slug("iBeacon:F7-1-42")) == "homeassistant/device_tracker/whereabouts_ibeacon_f7_1_42/config")
 }
 
 @Test(arguments: ["a/b", "x+y", "#", "100%", "line\nbreak", "plain:id-1"])
@@ -54,4 +54,17 @@ func idsCannotInjectTopicLevelsOrWildcards(id: String) {
     #expect { try Dialect.theengs.reading(topic: "home/OMG/BTtoMQTT/AABBCCDDEEFF", payload: noRSSI, arrival: 5) } throws: {
         ($0 as? PayloadError)?.reason == .badReading
     }
+}
+
+/// Ids whose slugs differ keep their slugs (existing Home Assistant entities keep their ids);
+/// ids that share one get distinct object ids, the same whatever their order.
+@Test func discoveryObjectIDsAreDistinctAndStable() {
+    let ids = ["front-door", "front_door", "Hall", "кухня", "спальня", "Living Room"]
+    let objects = Topics.discoveryObjectIDs(ids)
+    #expect(Set(objects.values).count == ids.count)
+    #expect(objects["front_door"] == "front_door" && objects["Living Room"] == "living_room")
+    #expect(objects["Hall"] == "hall")
+    #expect(objects["front-door"]?.hasPrefix("front_door_") == true && objects["front-door"]?.count == 19)
+    #expect(Topics.discoveryObjectIDs(ids.reversed()) == objects)
+    #expect(objects.values.allSatisfy { $0.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("0"..."9").contains($0) } })
 }
