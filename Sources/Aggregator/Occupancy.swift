@@ -77,13 +77,14 @@ struct Occupants {
 
     /// Removes an occupant; `false` when it was not in.
     mutating func remove(_ id: String) -> Bool {
-        guard let entry = members.removeValue(forKey: id) else { return false }
+        guard let entry = members[id] else { return false }
         var low = 0, high = entries.count
         while low < high {
             let mid = (low + high) / 2
             if entries[mid] < entry { low = mid + 1 } else { high = mid }
         }
         guard low < entries.count, entries[low] == entry else { return false }
+        members.removeValue(forKey: id)
         // The quoted id and the comma after it; the last one takes the comma before it.
         let cut: Range<Int>
         if low + 1 < starts.count {

@@ -81,16 +81,46 @@ struct RoomNearTests {
         site.floors = [floor]
         let geometry = SiteGeometry(site)
         let points = [Point2(2, 1), Point2(10.0005, 10.0005), Point2(-9.5e307, -9.5e307), Point2(9.5e307, 9.5e307), Point2(50, -7), Point2(1e300, -1e300)]
-        for p in points {
-            var every: (room: Int, depth: Double)?
-            for r in geometry.floors[0].rooms {
-                let edge = Polygon.distanceToBoundary(geometry.rooms[r].points, p)
-                if Polygon.contains(geometry.rooms[r].points, p) { every = (r, edge); break }
-                if -edge > (every?.depth ?? -.infinity) { every = (r, -edge) }
+        for p in points { Self.expectRoomAsEveryOutline(geometry, at: p) }
+    }
+
+    @Test func manyLargeOverlappingRoomsKeepTheGridSmallAndAreLookedUpAsEveryOutlineWould() {
+        // 400 small rooms in a 20 × 20 grid, then 300 rooms each as large as the whole plan
+        // (overlapping: check-site warns, the engine must still work): listed in every cell,
+        // they would make 300 × ~700 entries; visited at every look-up, they make none.
+        var site = Site()
+        var floor = Floor(id: "f", name: "F", bounds: (Point3(0, 0, 0), Point3(40, 40, 3)))
+        for r in 0..<20 {
+            for c in 0..<20 {
+                let x = Double(c) * 2, y = Double(r) * 2
+                floor.rooms.append(Room(id: "r\(r)c\(c)", name: "R", points: [Point2(x, y), Point2(x + 2, y), Point2(x + 2, y + 2), Point2(x, y + 2)]))
             }
-            let found = geometry.room(at: p, floor: 0)
-            #expect(found?.room == every?.room && found?.depth.bitPattern == every?.depth.bitPattern, "\(p)")
         }
+        for i in 0..<300 {
+            let d = Double(i) * 0.01
+            floor.rooms.append(Room(id: "big\(i)", name: "B", points: [Point2(d, d), Point2(40 - d, d), Point2(40 - d, 40 - d), Point2(d, 40 - d)]))
+        }
+        site.floors = [floor]
+        let geometry = SiteGeometry(site)
+        let grid = geometry.floors[0].grid
+        #expect(grid.everywhere.count == 300)
+        #expect(grid.entries.count <= 400 * SiteGeometry.RoomGrid.spreadCells)
+        var random = SeededGenerator(seed: 7)
+        for _ in 0..<200 {
+            Self.expectRoomAsEveryOutline(geometry, at: Point2(Double(random.next() % 44_000) / 1_000 - 2, Double(random.next() % 44_000) / 1_000 - 2))
+        }
+    }
+
+    /// `room(at:)` against measuring every outline of floor 0 in order.
+    private static func expectRoomAsEveryOutline(_ geometry: SiteGeometry, at p: Point2) {
+        var every: (room: Int, depth: Double)?
+        for r in geometry.floors[0].rooms {
+            let edge = Polygon.distanceToBoundary(geometry.rooms[r].points, p)
+            if Polygon.contains(geometry.rooms[r].points, p) { every = (r, edge); break }
+            if -edge > (every?.depth ?? -.infinity) { every = (r, -edge) }
+        }
+        let found = geometry.room(at: p, floor: 0)
+        #expect(found?.room == every?.room && found?.depth.bitPattern == every?.depth.bitPattern, "\(p)")
     }
 }
 
