@@ -31,6 +31,8 @@ public final class AggregatorService: @unchecked Sendable {
     private var recovered: [MQTTMessage] = []
     /// QoS 1 publishes the broker has not acknowledged yet (for a clean shutdown).
     private var inflight: Set<Int32> = []
+    /// Acknowledgements taken from the client (`takeAcknowledgements`), reused.
+    private var acknowledged: [Int32] = []
     /// State messages dropped because `maxUnacknowledged` publishes were waiting.
     private(set) var shedStates = 0
     private var connections = 0
@@ -70,7 +72,11 @@ public final class AggregatorService: @unchecked Sendable {
         for warning in StartupAudit.warnings(settings) { log("warning: \(warning)") }
         if let path = settings.database { try openStorage(path) }
         let topics = settings.topics, scratch = PrepareScratch()
-        let client = try MQTTClient(settings.mqtt, queue: work,
+        // Acknowledgements are only counted (`inflight`): taken with each message and tick
+        // instead of a block on the work queue each, which woke it for nothing when idle.
+        var mqtt = settings.mqtt
+        mqtt.deliverAcknowledgements = false
+        let client = try MQTTClient(mqtt, queue: work,
                                     prepare: { topic, payload in
                                         PreparedBatch.prepare(topic: topic, payload: payload, topics: topics, scratch: scratch)
                                     },
@@ -131,6 +137,7 @@ public final class AggregatorService: @unchecked Sendable {
             let arrival = now()
             let cpu = threadCPUTime()
             lastArrival = arrival
+            takeAcknowledgements()
             effects.removeAll(keepingCapacity: true)
             let prepared = m.prepared as? PreparedBatch
             m.payload.withUnsafeBytes { core.handle(topic: m.topic, payload: $0, prepared: prepared, arrival: arrival, into: &effects) }
@@ -177,6 +184,7 @@ public final class AggregatorService: @unchecked Sendable {
     }
 
     private func tick() {
+        takeAcknowledgements()
         guard !stopping else { return }
         effects.removeAll(keepingCapacity: true)
         core.tick(wall: now(), into: &effects)
@@ -254,7 +262,15 @@ public final class AggregatorService: @unchecked Sendable {
 
     private func waitForAcknowledgements(timeout: Double) {
         let deadline = now() + timeout
-        while now() < deadline, work.sync(execute: { !inflight.isEmpty }) { usleep(10_000) }
+        while now() < deadline, work.sync(execute: { takeAcknowledgements(); return !inflight.isEmpty }) { usleep(10_000) }
+    }
+
+    /// Publishes the broker acknowledged since the last call leave `inflight`.
+    private func takeAcknowledgements() {
+        guard let client else { return }
+        client.takeAcknowledged(into: &acknowledged)
+        for mid in acknowledged { inflight.remove(mid) }
+        acknowledged.removeAll(keepingCapacity: true)
     }
 
     // MARK: - Storage

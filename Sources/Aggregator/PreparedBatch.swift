@@ -39,9 +39,10 @@ struct PreparedBatch: PreparedMessage {
     }
 
     /// The decoded readings at their exact size, each with its quoted id moved from `payload`
-    /// into `ids` and, if plain, hashed: one pass over the readings, writing both arrays in
-    /// place, where a pass rewrote them in the scratch buffer (each element through the class,
-    /// with a uniqueness check) and a copy of the whole buffer followed.
+    /// into `ids`: one pass over the readings, writing both arrays in place, where a pass
+    /// rewrote them in the scratch buffer (each element through the class, with a uniqueness
+    /// check) and a copy of the whole buffer followed. Then the engine's id hashes, a tenth of
+    /// the work queue's cost per reading when they were made there, in one call for the batch.
     private static func keep(_ decoded: [BatchReading], of payload: UnsafeRawBufferPointer) -> ([BatchReading], [UInt8]) {
         decoded.withUnsafeBufferPointer { decoded in
             let size = decoded.reduce(0) { $0 + Int($1.idCount) + 2 }
@@ -53,6 +54,7 @@ struct PreparedBatch: PreparedMessage {
                         keptCount += 1
                         idsCount += Int(r.idCount) + 2
                     }
+                    Engine.hashIds(of: UnsafeMutableBufferPointer(rebasing: kept[..<keptCount]), in: UnsafeRawBufferPointer(ids))
                 }
             }
             return (readings, ids)
@@ -60,14 +62,12 @@ struct PreparedBatch: PreparedMessage {
     }
 
     /// `r` with its quoted id copied to `at` of `ids` (one plain copy: `append(contentsOf:)`
-    /// of a slice went byte by byte) and the engine's id hash, a tenth of the work queue's
-    /// cost per reading when it was made there.
+    /// of a slice went byte by byte).
     @inline(__always)
     private static func moved(_ r: BatchReading, from payload: UnsafeRawBufferPointer, to ids: UnsafeMutablePointer<UInt8>, at offset: Int) -> BatchReading {
         var r = r
         let id = payload.baseAddress! + Int(r.idStart), count = Int(r.idCount)
         UnsafeMutableRawPointer(ids + offset).copyMemory(from: id - 1, byteCount: count + 2)
-        if r.idIsPlain { r.idHash = Engine.idHash(UnsafeRawBufferPointer(start: id, count: count)) }
         r.idStart = Int32(offset + 1)
         return r
     }

@@ -33,7 +33,7 @@ func onLog(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ level: Int
 }
 
 func onPublish(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?, _ mid: Int32) {
-    withClient(obj) { $0.deliver(.published(mid: mid)) }
+    withClient(obj) { $0.acknowledged(mid) }
 }
 
 func onMessage(_ mosq: OpaquePointer?, _ obj: UnsafeMutableRawPointer?,

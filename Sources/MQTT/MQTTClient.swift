@@ -63,6 +63,17 @@ public final class MQTTClient: Sendable {
     /// the client's end.
     public func disconnect() { core.disconnect() }
 
+    /// Appends the ids of publishes done since the last call to `mids` (those `.published`
+    /// would name: written out at QoS 0, acknowledged at QoS ≥ 1), in the order they were done.
+    /// Only with `MQTTOptions.deliverAcknowledgements` off; with it on, they are `.published`
+    /// events and none are kept here.
+    public func takeAcknowledged(into mids: inout [Int32]) {
+        core.acknowledgements.withLock { taken in
+            mids.append(contentsOf: taken)
+            taken.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Messages dropped because `maxPendingMessages` were already waiting.
     public var shedMessages: Int { core.shedMessages }
 }

@@ -24,6 +24,8 @@ final class MQTTClientCore: @unchecked Sendable {
     let prepare: (@Sendable (String, UnsafeRawBufferPointer) -> (any PreparedMessage)?)?
     private let pendingBytes = Counter()
     private let shed = Counter()
+    /// Ids of publishes done and not yet taken, when `options.deliverAcknowledgements` is off.
+    let acknowledgements = Mutex<[Int32]>([])
 
     struct State {
         var connection: ConnectionState = .idle
@@ -235,6 +237,15 @@ final class MQTTClientCore: @unchecked Sendable {
     }
 
     var shedMessages: Int { shed.current }
+
+    /// Publish `mid` is done: an event, or kept for `takeAcknowledged`.
+    func acknowledged(_ mid: Int32) {
+        guard options.deliverAcknowledgements else {
+            acknowledgements.withLock { $0.append(mid) }
+            return
+        }
+        deliver(.published(mid: mid))
+    }
 
     func didConnect(_ rc: Int32) {
         guard rc == 0 else {

@@ -95,6 +95,10 @@ public struct MQTTOptions: Sendable {
     /// A message bound alone lets memory follow message size (2,000 batches of 200 readings
     /// are 60 MB).
     public var maxPendingBytes: Int?
+    /// `false`: publishes done (written out at QoS 0, acknowledged by the broker at QoS ≥ 1)
+    /// are not `.published` events (a block on the event queue each, which wakes it when idle)
+    /// but gathered for `MQTTClient.takeAcknowledged(into:)`, for an owner that only counts them.
+    public var deliverAcknowledgements = true
 
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
                 tls: TLSOptions = TLSOptions(), protocolVersion: ProtocolVersion = .v311, keepalive: Int32 = 30,

@@ -47,11 +47,22 @@ struct DeviceIds {
     }()
 
     static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
+        nhKey.withUnsafeBufferPointer { hash(bytes, nhKey: $0) }
+    }
+
+    /// `hash` with the NH key taken already: a batch's ids are hashed in one loop with one
+    /// look at the process's key (a lazy global: a `swift_once` check each time it is read).
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer, nhKey: UnsafeBufferPointer<UInt64>) -> Int {
         guard bytes.count <= NH.maxBytes else {
             return Int(truncatingIfNeeded: SipHash.hash(bytes, key: key, compressionRounds: 1, finalizationRounds: 3))
         }
-        return Int(truncatingIfNeeded: nhKey.withUnsafeBufferPointer { NH.hash(bytes, key: $0) })
+        return Int(truncatingIfNeeded: NH.hash(bytes, key: nhKey))
     }
+
+    /// Runs `body` with the process's NH key, for `hash(_:nhKey:)`.
+    @inline(__always)
+    static func withKey<R>(_ body: (UnsafeBufferPointer<UInt64>) -> R) -> R { nhKey.withUnsafeBufferPointer(body) }
 
     @inline(__always)
     func find(_ id: UnsafeRawBufferPointer, hash: Int) -> Int32? {

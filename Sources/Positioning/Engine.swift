@@ -133,6 +133,17 @@ public final class Engine {
     /// once per process, the same on every thread), for `ingest(nodeIndex:batch:ids:hashed:rejected:)`.
     public static func idHash(_ id: UnsafeRawBufferPointer) -> Int { DeviceIds.hash(id) }
 
+    /// Sets `idHash` (`idHash(_:)` of its id) on every plain-id reading, whose id ranges are
+    /// ranges of `ids`: one call a batch, where a call a reading (through the key's lazy global
+    /// and the class's metadata) cost about a fifth as much as the hash itself.
+    public static func hashIds(of readings: UnsafeMutableBufferPointer<BatchReading>, in ids: UnsafeRawBufferPointer) {
+        DeviceIds.withKey { key in
+            for i in readings.indices where readings[i].idIsPlain {
+                readings[i].idHash = DeviceIds.hash(readings[i].idBytes(in: ids), nhKey: key)
+            }
+        }
+    }
+
     /// As `ingest(nodeIndex:id:rssi:tx:t:)` for every reading of a batch from node `n`
     /// (SPEC §2: up to 200 readings of one node), in order. `ids` holds the bytes the readings'
     /// id ranges point into; `hashed`: each reading carries `idHash(id)` already. `rejected`

@@ -47,6 +47,35 @@ struct MQTTClientTests {
         #expect(await poll(timeout: 5) { acks.current.contains(mid) })
     }
 
+    /// With `deliverAcknowledgements` off, every publish done (a QoS 1 one acknowledged, a QoS 0
+    /// one written out: what `.published` names) is taken from `takeAcknowledged` (the
+    /// aggregator's way), once, and none comes as an event.
+    @Test func acknowledgementsGatheredForTheOwner() async throws {
+        let broker = try Broker()
+        let events = Shared<[Int32]>([])
+        var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: "pub")
+        options.deliverAcknowledgements = false
+        let publisher = try MQTTClient(options, queue: DispatchQueue(label: "pub")) { event in
+            if case .published(let mid) = event { events.update { $0.append(mid) } }
+        }
+        try publisher.start()
+        #expect(await poll(timeout: 10) { publisher.connection == .connected })
+        var sent: [Int32] = []
+        for i in 0..<50 {
+            sent.append(try publisher.publish("t/\(i)", [UInt8(i)], qos: .atLeastOnce))
+            sent.append(try publisher.publish("t/zero", [UInt8(i)], qos: .atMostOnce))
+        }
+        let taken = Shared<[Int32]>([])
+        #expect(await poll(timeout: 10) {
+            var mids: [Int32] = []
+            publisher.takeAcknowledged(into: &mids)
+            taken.update { $0 += mids }
+            return taken.current.count >= sent.count
+        })
+        #expect(Set(taken.current) == Set(sent) && taken.current.count == sent.count)
+        #expect(events.current.isEmpty)
+    }
+
     @Test func willFiresWhenClientVanishes() async throws {
         let broker = try Broker()
         let collector = try Collector(broker: broker, filters: ["node/status"])

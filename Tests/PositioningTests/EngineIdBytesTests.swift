@@ -106,6 +106,31 @@ struct NHTests {
     }
 }
 
+struct HashIdsTests {
+    /// `Engine.hashIds` gives each plain id `Engine.idHash` of its bytes (short ids through NH,
+    /// those longer than `NH.maxBytes` through SipHash) and leaves escaped ids, which the
+    /// engine resolves to a `String` first, as they were.
+    @Test func aBatchsIdsHashAsEachIdAlone() throws {
+        let plain = ["x", "mac:02:00:00:00:00:01", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1-2",
+                     String(repeating: "a", count: NH.maxBytes), String(repeating: "b", count: NH.maxBytes + 1)]
+        let items = plain.map { "{\"id\":\"\($0)\",\"rssi\":-60,\"t\":1000.1,\"kind\":\"mac\"}" }
+            + ["{\"id\":\"caf\\u00e9\",\"rssi\":-60,\"t\":1000.1,\"kind\":\"mac\"}"]
+        let payload = Array("{\"v\":1,\"node\":\"w1\",\"seq\":1,\"t\":1000.5,\"readings\":[\(items.joined(separator: ","))]}".utf8)
+        var readings: [BatchReading] = []
+        var bad = 0
+        _ = try payload.withUnsafeBytes { try Batch.decodeRaw($0, into: &readings, badReadings: &bad) }
+        try #require(readings.count == plain.count + 1 && bad == 0)
+        for i in readings.indices { readings[i].idHash = 7 }
+        payload.withUnsafeBytes { p in readings.withUnsafeMutableBufferPointer { Engine.hashIds(of: $0, in: p) } }
+        for (r, id) in zip(readings, plain) {
+            #expect(r.idIsPlain)
+            #expect(r.idHash == Array(id.utf8).withUnsafeBytes { Engine.idHash($0) }, "\(id)")
+        }
+        #expect(!readings[plain.count].idIsPlain && readings[plain.count].idHash == 7)
+        #expect(Set(readings.prefix(plain.count).map(\.idHash)).count == plain.count)
+    }
+}
+
 struct DeviceIdsTests {
     /// Ids whose hashes are all the same (as ids chosen to collide would be, were the key
     /// known) share one probe chain: each is still found by its bytes, and removing some
@@ -146,9 +171,7 @@ struct EngineBatchTests {
         _ = try payload.withUnsafeBytes { try Batch.decodeRaw($0, into: &readings, badReadings: &bad) }
         #expect(readings.count == 7 && bad == 0)
         if hashed {
-            payload.withUnsafeBytes { p in
-                for i in readings.indices where readings[i].idIsPlain { readings[i].idHash = Engine.idHash(readings[i].idBytes(in: p)) }
-            }
+            payload.withUnsafeBytes { p in readings.withUnsafeMutableBufferPointer { Engine.hashIds(of: $0, in: p) } }
         }
 
         let one = Engine(site: site), batch = Engine(site: site)
