@@ -29,7 +29,9 @@ public final class AggregatorService: @unchecked Sendable {
     private var openVisits: [VisitKey: Double] = [:]
     /// Exits of visits a crash left open, stored already, published once connected.
     private var recovered: [MQTTMessage] = []
-    /// QoS 1 publishes the broker has not acknowledged yet (for a clean shutdown).
+    /// QoS 1 publishes the broker has not acknowledged yet: a clean shutdown waits for them, and
+    /// state messages are shed while `maxUnacknowledged` are waiting. Acknowledgements are
+    /// taken from the client in bulk (`takeAcknowledgements`), not delivered as events.
     private var inflight: Set<Int32> = []
     /// Acknowledgements taken from the client (`takeAcknowledgements`), reused.
     private var acknowledged: [Int32] = []
@@ -37,6 +39,8 @@ public final class AggregatorService: @unchecked Sendable {
     private(set) var shedStates = 0
     private var connections = 0
     private var lastArrival = 0.0
+    /// Messages not decoded on the network thread, for `whereabouts_processing_cpu_seconds`.
+    private var cpuSampling = CPUSampling()
     private var stopping = false
     private var catchUpScheduled = false
 
@@ -130,21 +134,23 @@ public final class AggregatorService: @unchecked Sendable {
     // MARK: - Work queue
 
     private func handle(_ event: MQTTEvent) {
-        if case .published(let mid) = event { inflight.remove(mid); return }
         guard !stopping else { return }
         switch event {
         case .message(let m):
-            let arrival = now()
-            let cpu = threadCPUTime()
-            lastArrival = arrival
+            // Before the clocks are read: a message's figures are its own work.
             takeAcknowledgements()
-            effects.removeAll(keepingCapacity: true)
+            let arrival = now()
             let prepared = m.prepared as? PreparedBatch
+            // A readings batch was sampled or not where it was decoded; any other message here.
+            let sampled = prepared.map { $0.cpuSeconds != nil } ?? cpuSampling.take()
+            let cpu = sampled ? threadCPUTime() : 0
+            lastArrival = arrival
+            effects.removeAll(keepingCapacity: true)
             m.payload.withUnsafeBytes { core.handle(topic: m.topic, payload: $0, prepared: prepared, arrival: arrival, into: &effects) }
             perform()
             // Decoding on the network thread is part of a message's processing too.
             metrics.processing.observe(now() - arrival + (prepared?.seconds ?? 0))
-            metrics.processingCPU.observe(threadCPUTime() - cpu + (prepared?.cpuSeconds ?? 0))
+            if sampled { metrics.processingCPU.observe(threadCPUTime() - cpu + (prepared?.cpuSeconds ?? 0)) }
             scheduleCatchUp()
         case .connected:
             connections += 1
@@ -163,7 +169,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .disconnected(let code, let reason):
             if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
         case .published:
-            break
+            break   // not delivered: the client keeps acknowledgements for `takeAcknowledgements`
         }
     }
 
@@ -201,6 +207,9 @@ public final class AggregatorService: @unchecked Sendable {
             switch effect {
             case .publish(let m): publish(m)
             case .state(let m, let device):
+                // The count may be a tick old (acknowledgements are taken with messages and
+                // ticks, not in catch-up steps): take them before shedding on it.
+                if inflight.count >= Self.maxUnacknowledged { takeAcknowledgements() }
                 if inflight.count < Self.maxUnacknowledged {
                     publish(m)
                 } else {

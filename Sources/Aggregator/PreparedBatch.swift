@@ -19,8 +19,9 @@ struct PreparedBatch: PreparedMessage {
     var badReadings: Int
     /// Seconds the decoding took, counted in `whereabouts_processing_seconds` with the rest.
     var seconds: Double
-    /// CPU seconds of the decoding (on the network thread).
-    var cpuSeconds: Double
+    /// CPU seconds of the decoding (on the network thread) when this message is one of those
+    /// `CPUSampling` measures, else nil.
+    var cpuSeconds: Double?
 
     /// Decodes `payload` when `topic` is a node's readings topic; nil for any other message.
     /// `scratch` is the caller's buffer, reused (the network thread is one thread); the
@@ -30,12 +31,13 @@ struct PreparedBatch: PreparedMessage {
     /// memory run's peak, heaptrack).
     static func prepare(topic: String, payload raw: UnsafeRawBufferPointer, topics: Topics, scratch: PrepareScratch) -> PreparedBatch? {
         guard let (_, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else { return nil }
-        let start = now(), cpu = threadCPUTime()
+        let sampled = scratch.cpuSampling.take()
+        let start = now(), cpu = sampled ? threadCPUTime() : 0
         var bad = 0
         let decoded = Result { () throws(PayloadError) -> BatchHeader in try Batch.decodeRaw(raw, into: &scratch.readings, badReadings: &bad) }
         let (readings, ids) = keep(scratch.readings, of: raw)
         return PreparedBatch(decoded: decoded, readings: readings, ids: ids, badReadings: bad,
-                             seconds: now() - start, cpuSeconds: threadCPUTime() - cpu)
+                             seconds: now() - start, cpuSeconds: sampled ? threadCPUTime() - cpu : nil)
     }
 
     /// The decoded readings at their exact size, each with its quoted id moved from `payload`
@@ -78,5 +80,22 @@ struct PreparedBatch: PreparedMessage {
 /// The network thread's decoding buffer (only that thread uses it).
 final class PrepareScratch: @unchecked Sendable {
     var readings: [BatchReading] = []
+    var cpuSampling = CPUSampling()
     init() { readings.reserveCapacity(256) }
+}
+
+/// Which messages `whereabouts_processing_cpu_seconds` measures: one in 16. A thread's CPU
+/// clock is a system call (not in the vDSO, as the wall clock is), and reading it before and
+/// after every message on both threads was a quarter of the aggregator's system calls at the
+/// ladder's top (docs/benchmarks.md, branch netq); one message in 16 describes the
+/// distribution as well at a sixteenth of the cost.
+struct CPUSampling {
+    static let every = 16
+    private var count = 0
+
+    /// Whether the next message is measured.
+    mutating func take() -> Bool {
+        count = count == Self.every - 1 ? 0 : count + 1
+        return count == 0
+    }
 }

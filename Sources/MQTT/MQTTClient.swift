@@ -41,7 +41,9 @@ public final class MQTTClient: Sendable {
     /// After `disconnect()` it starts afresh.
     public func start() throws(MQTTError) { try core.start() }
 
-    /// Publishes and returns the message id that a later `.published(mid:)` event names.
+    /// Publishes and returns the message id that a later `.published(mid:)` event names, or,
+    /// with `MQTTOptions.deliverAcknowledgements` false, that `takeAcknowledged(into:)` returns
+    /// (whose owner must then take them: they are kept until taken).
     /// Fails with `isNotConnected` while the connection is down (QoS 0), or queues (QoS ≥ 1).
     @discardableResult
     public func publish(_ topic: String, _ payload: [UInt8], qos: QoS = .atMostOnce,

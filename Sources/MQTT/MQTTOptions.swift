@@ -97,7 +97,8 @@ public struct MQTTOptions: Sendable {
     public var maxPendingBytes: Int?
     /// `false`: publishes done (written out at QoS 0, acknowledged by the broker at QoS ≥ 1)
     /// are not `.published` events (a block on the event queue each, which wakes it when idle)
-    /// but gathered for `MQTTClient.takeAcknowledged(into:)`, for an owner that only counts them.
+    /// but gathered for `MQTTClient.takeAcknowledged(into:)`, for an owner that only counts them
+    /// and takes them regularly (they are kept until taken).
     public var deliverAcknowledgements = true
 
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
