@@ -104,8 +104,12 @@ struct SuiteScale {
         // fallen behind the 2 M the generator could offer, so its limit was not measured.
         // 2.1, 2.2 and 2.35 M: on 2026-11-30 the aggregator kept 1,987k (the 2 M rung) and fell
         // at 2.25 M, while `mosquitto_sub` kept 2,496k: 0.796, the bar between two rungs again.
+        // 3.25 to 4 M: at 05:22 that day `mosquitto_sub` kept up with the 3 M top as well, so
+        // its own limit was still above the ladder; the ladder goes on until it falls behind
+        // or the generator cannot offer a step.
         ladderAbove: [700_000, 750_000, 850_000, 900_000, 950_000, 1_000_000, 1_100_000, 1_200_000, 1_350_000, 1_500_000,
-                      1_600_000, 1_750_000, 1_850_000, 2_000_000, 2_100_000, 2_200_000, 2_350_000, 2_500_000, 2_750_000, 3_000_000],
+                      1_600_000, 1_750_000, 1_850_000, 2_000_000, 2_100_000, 2_200_000, 2_350_000, 2_500_000, 2_750_000, 3_000_000,
+                      3_250_000, 3_500_000, 3_750_000, 4_000_000],
         stepSeconds: 4, ladderBudget: 150, endToEndBudget: 270, latencySeconds: 8,
         simulatedSeconds: 600, advertPeriod: 4, memoryWallLimit: 150,
         scalingDevices: [1_000, 10_000, 50_000],
