@@ -31,17 +31,20 @@ private func whereabouts(_ arguments: [String]) throws -> (status: Int32, output
     return (p.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
 }
 
-private let site = """
-floors:
-  - id: f
-    bounds: [[0, 0, 0], [10, 10, 3]]
-    rooms:
-      - { id: r, points: [[0, 0], [10, 0], [10, 10], [0, 10]] }
-nodes:
-  - { name: a, point: [0, 0, 1] }
-  - { name: b, point: [10, 0, 1] }
-  - { name: c, point: [0, 10, 1] }
-"""
+/// A one-room site with three nodes of the given names (quoted: they may hold any byte).
+private func site(_ names: [String] = ["a", "b", "c"]) -> String {
+    """
+    floors:
+      - id: f
+        bounds: [[0, 0, 0], [10, 10, 3]]
+        rooms:
+          - { id: r, points: [[0, 0], [10, 0], [10, 10], [0, 10]] }
+    nodes:
+      - { name: "\(names[0])", point: [0, 0, 1] }
+      - { name: "\(names[1])", point: [10, 0, 1] }
+      - { name: "\(names[2])", point: [0, 10, 1] }
+    """
+}
 
 /// Three nodes hearing one device every 0.25 s for 10 s from `start`, one batch per node and step.
 private func batches(from start: Double, seq: Int) -> String {
@@ -65,7 +68,7 @@ func locateGetsThroughALeapInReadingTimes(first: Double, second: Double) throws 
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let sitePath = dir.appendingPathComponent("site.yaml"), input = dir.appendingPathComponent("readings.jsonl")
-    try site.write(to: sitePath, atomically: true, encoding: .utf8)
+    try site().write(to: sitePath, atomically: true, encoding: .utf8)
     try (batches(from: first, seq: 1) + batches(from: second, seq: 1000)).write(to: input, atomically: true, encoding: .utf8)
     let run = try whereabouts(["locate", "--site", sitePath.path, "--input", input.path])
     let result = try #require(run, "whereabouts locate did not finish within \(deadline) s")
@@ -90,19 +93,6 @@ func simulateNeverWritesTwoFilesIntoOne() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-simulate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
-    func site(_ names: [String]) -> String {
-        """
-        floors:
-          - id: f
-            bounds: [[0, 0, 0], [10, 10, 3]]
-            rooms:
-              - { id: r, points: [[0, 0], [10, 0], [10, 10], [0, 10]] }
-        nodes:
-          - { name: "\(names[0])", point: [0, 0, 1] }
-          - { name: "\(names[1])", point: [10, 0, 1] }
-          - { name: "\(names[2])", point: [0, 10, 1] }
-        """
-    }
     let scenario = dir.appendingPathComponent("scenario.yaml")
     try "seed: 1\nduration: 20s\ndevices:\n  - mac: \"c2:3a:6b:01:02:03\"\n    path: [ { at: [2, 2] } ]\n"
         .write(to: scenario, atomically: true, encoding: .utf8)
