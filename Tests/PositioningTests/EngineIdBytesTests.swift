@@ -16,7 +16,7 @@ struct EngineIdBytesTests {
             #expect(ok)
             #expect(engine.deviceCount == i + 1)
         }
-        for d in 0..<engine.devices.count { #expect(engine.devices[d].links.count == 2) }
+        for d in 0..<engine.devices.count { #expect(engine.linkCount(device: d) == 2) }
     }
 
     @Test func forgottenIdsAreFoundAgainAfterTheTableIsRebuilt() {
@@ -35,7 +35,7 @@ struct EngineIdBytesTests {
         for i in 0..<3_000 { engine.ingest(node: "w2", reading: Reading(id: "new\(i)", rssi: -60, t: 1101.5, kind: .mac)) }
         #expect(engine.deviceCount == 3_000)
         #expect(engine.devices.count == 3_000)
-        #expect(engine.devices.allSatisfy { $0.links.count == 2 })
+        #expect(engine.devices.indices.allSatisfy { engine.linkCount(device: $0) == 2 })
     }
 }
 
@@ -191,10 +191,10 @@ struct EngineBatchTests {
         #expect(result.accepted == 4 && result.newest == 1000.4)
         #expect(batch.rejections == one.rejections && batch.accepted == one.accepted)
         #expect(batch.devices.map(\.id) == one.devices.map(\.id))
-        #expect(batch.devices.map(\.lastReading) == one.devices.map(\.lastReading))
-        #expect(batch.devices.map(\.frameTxRef) == one.devices.map(\.frameTxRef))
-        #expect(batch.devices.map { $0.links.map(\.link) } == one.devices.map { $0.links.map(\.link) })
-        let links = one.devices.flatMap { $0.links.map(\.link) }
+        #expect(batch.devices.indices.map { batch.hot[$0].lastReading } == one.devices.indices.map { one.hot[$0].lastReading })
+        #expect(batch.devices.indices.map { batch.hot[$0].frameTxRef } == one.devices.indices.map { one.hot[$0].frameTxRef })
+        #expect(batch.devices.indices.map { batch.links(ofDevice: $0).map(\.link) } == one.devices.indices.map { one.links(ofDevice: $0).map(\.link) })
+        let links = one.devices.indices.flatMap { one.links(ofDevice: $0).map(\.link) }
         #expect(links.count == 3)   // 01, 02 and the escaped id
         for link in links {
             let a = batch.links.smoothed(link: link, at: 1000.5, window: 3), b = one.links.smoothed(link: link, at: 1000.5, window: 3)
