@@ -146,6 +146,25 @@ struct DeviceIdsTests {
         for (i, id) in ids[..<150].enumerated() { id.withUnsafeBytes { table.insert(Int32(1000 + i), id: $0, hash: 42) } }
         for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i < 150 ? 1000 + i : i)) }
     }
+
+    /// Ids of up to 64 bytes are each kept within one cache line, through the block's growth,
+    /// and read back as they were given; longer ones follow straight on.
+    @Test func idsOfALineOrLessCrossNoLine() {
+        let bytes = LineAlignedBytes()
+        var kept: [(start: Int, id: [UInt8])] = []
+        for i in 0..<2_000 {
+            let id = Array("iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-\(i)".utf8) + (i % 97 == 0 ? Array(repeating: 7, count: 70) : [])
+            kept.append((id.withUnsafeBytes { bytes.append($0) }, id))
+        }
+        bytes.withBytes { all in
+            let base = Int(bitPattern: all.baseAddress)
+            #expect(base % 64 == 0)
+            for (start, id) in kept {
+                #expect(Array(all[start..<start + id.count]) == id)
+                if id.count <= 64 { #expect((start % 64) + id.count <= 64, "\(start) \(id.count)") }
+            }
+        }
+    }
 }
 
 struct EngineBatchTests {
