@@ -31,14 +31,14 @@ extension Engine {
             // into one phase for good: thousands then came due in the same message, every
             // half second. A device's first phase is spread by its index, so devices first
             // heard together do not stay together either.
-            devices[d].lastSolve = due.isFinite
+            hot[d].lastSolve = due.isFinite
                 ? t - (t - due).truncatingRemainder(dividingBy: interval)
                 : t - interval * (Double(d) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
             // Readings stamped after `t` wait for a later advance.
-            if devices[d].lastReading <= t { devices[d].isQueued = false } else { requeue.append(device) }
+            if hot[d].lastReading <= t { hot[d].isQueued = false } else { requeue.append(device) }
         }
         hasDueDevices = queue.earliest <= t
-        for device in requeue { queue.push(device, due: devices[Int(device)].lastSolve + interval) }
+        for device in requeue { queue.push(device, due: hot[Int(device)].lastSolve + interval) }
         if t >= nextAwaySweep {
             sweepAway(at: t, into: &output)
             nextAwaySweep = t + 1
@@ -56,12 +56,12 @@ extension Engine {
         let limit = site.positioning.awayAfter
         let forgetLimit = max(forgetAfter, limit)
         for d in devices.indices where !devices[d].isFree {
-            let silence = t - devices[d].lastReading
+            let silence = t - hot[d].lastReading
             if devices[d].isPresent {
                 guard silence > limit else { continue }
                 leave(device: d, at: t, into: &output)
                 output.append(.update(update(device: d, at: t, nearest: nil)))
-            } else if silence > forgetLimit && !devices[d].isQueued {
+            } else if silence > forgetLimit && !hot[d].isQueued {
                 forget(device: d)
             }
         }
@@ -148,7 +148,7 @@ extension Engine {
         }
         guard weight > 0 else { return }
         // Learning goes on at solves only: a held device's levels are those it was learned on.
-        let dt = min(max(t - devices[d].lastSolve, 0), 2)
+        let dt = min(max(t - hot[d].lastSolve, 0), 2)
         let gain = min(dt / options.txLearning, 1)
         devices[d].txOffset = max(min(devices[d].txOffset + gain * sum / weight, options.txOffsetLimit), -options.txOffsetLimit)
     }
@@ -174,21 +174,22 @@ extension Engine {
     /// The device's smoothed observation from every node that heard it within the window.
     private func gatherObservations(device d: Int, at t: Double) {
         observations.removeAll(keepingCapacity: true)
-        let txRef = (devices[d].txRef ?? site.positioning.txRefDefault) + devices[d].txOffset
+        let txRef = (devices[d].configuredTxRef ?? hot[d].frameTxRef ?? site.positioning.txRefDefault) + devices[d].txOffset
         // A link silent this long (a walking tag left that node behind) is handed back for
         // reuse: links otherwise grow with every node a device ever passed.
         let stale = t - max(60, 4 * site.positioning.window)
         var i = 0
-        while i < devices[d].links.count {
-            let l = devices[d].links[i]
+        while i < linkCount(device: d) {
+            let l = link(device: d, at: i)
             guard links.latest(l.link) >= stale else {
                 freeLinks[Int(l.node)].append(l.link)
-                devices[d].links.remove(at: i)
+                removeLink(device: d, at: i)
                 continue
             }
             i += 1
         }
-        for l in devices[d].links {
+        for i in 0..<linkCount(device: d) {
+            let l = link(device: d, at: i)
             guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window) else { continue }
             let n = Int(l.node)
             observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,

@@ -15,6 +15,8 @@ public final class Engine {
     let model: PathLoss
 
     var devices: [DeviceState] = []
+    /// What each reading of a device touches, by the same index as `devices`.
+    let hot = HotDevices()
     /// Device ids to indices, looked up by their UTF-8 bytes (see `DeviceIds`).
     private var ids = DeviceIds()
     /// Slots of forgotten devices, reused before `devices` grows.
@@ -234,22 +236,23 @@ public final class Engine {
             return .refused
         }
         let d = Int(index)
-        guard !devices[d].excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) ? .untracked : .refused }
-        return .heard(device: index, link: link(device: d, node: Int32(n)))
+        // `index` is the id table's, which holds only indices of devices made (`intern`).
+        let device = hot.base + d
+        guard !device.pointee.excluded else { return untracked(device: d, node: n, rssi: rssi, tx: tx, t: t) ? .untracked : .refused }
+        return .heard(device: index, link: device.pointee.inlineLink(to: Int32(n)) ?? moreLink(device: d, node: Int32(n)))
     }
 
     /// Records readings resolved to their device and link: each into its link's samples and
     /// its device, which is queued for a solve unless it is already.
     private func record(_ readings: UnsafeBufferPointer<HeardReading>) {
         let interval = options.updateInterval
-        devices.withUnsafeMutableBufferPointer { devices in
-            links.withWriter { links in
-                for h in readings {
-                    links.add(link: h.link, rssi: h.rssi, at: h.t)
-                    let d = Int(h.device)
-                    if !devices[d].heard(tx: h.tx == BatchReading.noTx ? nil : Int(h.tx), at: h.t) {
-                        queue.push(h.device, due: devices[d].lastSolve + interval)
-                    }
+        let hot = hot.base
+        links.withWriter { links in
+            for h in readings {
+                links.add(link: h.link, rssi: h.rssi, at: h.t)
+                let device = hot + Int(h.device)
+                if !device.pointee.heard(tx: h.tx == BatchReading.noTx ? nil : Int(h.tx), at: h.t) {
+                    queue.push(h.device, due: device.pointee.lastSolve + interval)
                 }
             }
         }
@@ -263,7 +266,7 @@ public final class Engine {
         guard from >= 0 else { return reject(.excluded) }
         beaconLinks.record(from: from, to: n, rssi: rssi, tx: tx)
         // Heard, so not forgotten (and interned again) at every sweep while it keeps beaconing.
-        devices[d].lastReading = max(devices[d].lastReading, t)
+        hot[d].lastReading = max(hot[d].lastReading, t)
         accepted += 1
         return true
     }
@@ -286,15 +289,16 @@ public final class Engine {
         let config = site.devices.first { $0.id == id }
         let beaconOf = beaconNodes[id] ?? -1
         let excluded = beaconOf >= 0 || site.excludeDevices.contains { Glob($0).matches(id) }
-        var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, excluded: excluded,
-                                track: makeTrack())
+        var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, track: makeTrack())
         state.beaconOf = beaconOf
         let index: Int32
         if let free = freeDevices.popLast() {
             index = free
             devices[Int(free)] = state
+            hot[Int(free)] = DeviceHot(excluded: excluded)
         } else {
             devices.append(state)
+            hot.append(DeviceHot(excluded: excluded))
             index = Int32(devices.count - 1)
         }
         ids.insert(index, id: bytes, hash: hash)
@@ -304,28 +308,22 @@ public final class Engine {
     /// Forgets device `d` (not present, silent for `forgetAfter`): its slot and links are
     /// kept for reuse, its id is handed to the owner through `takeForgotten`.
     func forget(device d: Int) {
-        let state = devices[d]
-        for l in state.links { freeLinks[Int(l.node)].append(l.link) }
-        var id = state.id
+        for l in links(ofDevice: d) { freeLinks[Int(l.node)].append(l.link) }
+        var id = devices[d].id
         id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) }
-        forgottenIds.append(state.id)
-        devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, excluded: false,
-                                 track: makeTrack())
+        forgottenIds.append(devices[d].id)
+        devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, track: makeTrack())
         devices[d].isFree = true
+        hot[d] = DeviceHot()
         freeDevices.append(Int32(d))
     }
 
-    @inline(__always)
-    private func link(device d: Int, node n: Int32) -> Int32 {
-        for l in devices[d].links where l.node == n { return l.link }
-        return newLink(device: d, node: n)
-    }
-
-    /// A link of device `d` with node `n`, which has none yet.
+    /// Device `d`'s link with node `n` when it is not among the inline ones: after them, or new.
     @inline(never)
-    private func newLink(device d: Int, node n: Int32) -> Int32 {
+    private func moreLink(device d: Int, node n: Int32) -> Int32 {
+        for l in devices[d].moreLinks where l.node == n { return l.link }
         let l = freeLinks[Int(n)].popLast() ?? links.make()
-        devices[d].links.append(DeviceLink(node: n, link: l))
+        appendLink(device: d, DeviceLink(node: n, link: l))
         return l
     }
 }

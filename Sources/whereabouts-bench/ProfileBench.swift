@@ -16,6 +16,10 @@ import Foundation
 /// default's: `--devices 100 --rates 10000` is that mix, at a rate valgrind keeps up with.
 /// A chosen mix is first run for `settleSeconds` uninstrumented, so that still devices are
 /// held (`EngineOptions.holdSettle`) as they are in the ladder's steady state.
+///
+/// `WHEREABOUTS_PROFILE_VALGRIND` adds valgrind options (split at spaces): e.g.
+/// `--cache-sim=yes` counts simulated cache misses, deterministic where timings are not
+/// (`--LL=1048576,16,64` makes the last level this machine's L2, not its shared L3).
 func runProfileBench(_ plan: BenchPlan) {
     let readings = plan.smoke ? 4_000 : 100_000
     let rate = plan.rates?.first ?? 4_000
@@ -23,7 +27,7 @@ func runProfileBench(_ plan: BenchPlan) {
     do {
         let out = NSTemporaryDirectory() + "whereabouts-callgrind-\(getpid()).out"
         let rig = try BenchRig(bin: plan.bin, nodes: plan.nodes ?? 20, devices: plan.devices ?? 200, subscriber: false,
-                               wrapper: ["/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out],
+                               wrapper: ["/usr/bin/valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out] + extraValgrindOptions,
                                storage: plan.storage)
         defer { rig.stop() }
         rig.warmUp(rate: rate)
@@ -56,6 +60,10 @@ func runProfileBench(_ plan: BenchPlan) {
     } catch {
         print("profile: failed: \(error)")
     }
+}
+
+private var extraValgrindOptions: [String] {
+    (ProcessInfo.processInfo.environment["WHEREABOUTS_PROFILE_VALGRIND"] ?? "").split(separator: " ").map(String.init)
 }
 
 /// Longer than `EngineOptions.holdSettle` (4 s) with a margin.

@@ -132,7 +132,11 @@ struct EngineLinkReuseTests {
             engine.advance(to: t, into: &output)
         }
         #expect(engine.links.count == 6)
-        #expect(engine.devices[0].links.count == 3)
+        #expect(engine.linkCount(device: 0) == 3)
+        // Six links were made (four kept with the device's hot fields, two after them); the
+        // west ones went from the front, and the east ones stay in the order they were made.
+        let east = ["e1", "e2", "e3"].map { engine.index(ofNode: $0).map(Int32.init) }
+        #expect(engine.links(ofDevice: 0).map { Optional($0.node) } == east)
         // Another device heard by the west nodes takes the freed links.
         for node in ["w1", "w2", "w3"] { engine.ingest(node: node, reading: Reading(id: "mac:other", rssi: -60, t: 1130, kind: .mac)) }
         #expect(engine.links.count == 6)
@@ -165,7 +169,7 @@ struct EngineSolveBudgetTests {
             engine.ingest(node: "w1", reading: Reading(id: "b", rssi: -60, t: t, kind: .mac))
             engine.advance(to: t, into: &output)
         }
-        let phase = { (id: String) in engine.devices[engine.devices.firstIndex { $0.id == id }!].lastSolve.truncatingRemainder(dividingBy: 0.5) }
+        let phase = { (id: String) in engine.hot[engine.devices.firstIndex { $0.id == id }!].lastSolve.truncatingRemainder(dividingBy: 0.5) }
         let a = phase("a"), b = phase("b")
         for t in [1007.0, 1007.01] {
             engine.ingest(node: "w1", reading: Reading(id: "a", rssi: -60, t: t, kind: .mac))

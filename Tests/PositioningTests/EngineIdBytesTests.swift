@@ -16,7 +16,7 @@ struct EngineIdBytesTests {
             #expect(ok)
             #expect(engine.deviceCount == i + 1)
         }
-        for d in 0..<engine.devices.count { #expect(engine.devices[d].links.count == 2) }
+        for d in 0..<engine.devices.count { #expect(engine.linkCount(device: d) == 2) }
     }
 
     @Test func forgottenIdsAreFoundAgainAfterTheTableIsRebuilt() {
@@ -35,7 +35,7 @@ struct EngineIdBytesTests {
         for i in 0..<3_000 { engine.ingest(node: "w2", reading: Reading(id: "new\(i)", rssi: -60, t: 1101.5, kind: .mac)) }
         #expect(engine.deviceCount == 3_000)
         #expect(engine.devices.count == 3_000)
-        #expect(engine.devices.allSatisfy { $0.links.count == 2 })
+        #expect(engine.devices.indices.allSatisfy { engine.linkCount(device: $0) == 2 })
     }
 }
 
@@ -146,6 +146,25 @@ struct DeviceIdsTests {
         for (i, id) in ids[..<150].enumerated() { id.withUnsafeBytes { table.insert(Int32(1000 + i), id: $0, hash: 42) } }
         for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i < 150 ? 1000 + i : i)) }
     }
+
+    /// Ids of up to 64 bytes are each kept within one cache line, through the block's growth,
+    /// and read back as they were given; longer ones follow straight on.
+    @Test func idsOfALineOrLessCrossNoLine() {
+        let bytes = LineAlignedBytes()
+        var kept: [(start: Int, id: [UInt8])] = []
+        for i in 0..<2_000 {
+            let id = Array("iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-\(i)".utf8) + (i % 97 == 0 ? Array(repeating: 7, count: 70) : [])
+            kept.append((id.withUnsafeBytes { bytes.append($0) }, id))
+        }
+        bytes.withBytes { all in
+            let base = Int(bitPattern: all.baseAddress)
+            #expect(base % 64 == 0)
+            for (start, id) in kept {
+                #expect(Array(all[start..<start + id.count]) == id)
+                if id.count <= 64 { #expect((start % 64) + id.count <= 64, "\(start) \(id.count)") }
+            }
+        }
+    }
 }
 
 struct EngineBatchTests {
@@ -191,10 +210,10 @@ struct EngineBatchTests {
         #expect(result.accepted == 4 && result.newest == 1000.4)
         #expect(batch.rejections == one.rejections && batch.accepted == one.accepted)
         #expect(batch.devices.map(\.id) == one.devices.map(\.id))
-        #expect(batch.devices.map(\.lastReading) == one.devices.map(\.lastReading))
-        #expect(batch.devices.map(\.frameTxRef) == one.devices.map(\.frameTxRef))
-        #expect(batch.devices.map { $0.links.map(\.link) } == one.devices.map { $0.links.map(\.link) })
-        let links = one.devices.flatMap { $0.links.map(\.link) }
+        #expect(batch.devices.indices.map { batch.hot[$0].lastReading } == one.devices.indices.map { one.hot[$0].lastReading })
+        #expect(batch.devices.indices.map { batch.hot[$0].frameTxRef } == one.devices.indices.map { one.hot[$0].frameTxRef })
+        #expect(batch.devices.indices.map { batch.links(ofDevice: $0).map(\.link) } == one.devices.indices.map { one.links(ofDevice: $0).map(\.link) })
+        let links = one.devices.indices.flatMap { one.links(ofDevice: $0).map(\.link) }
         #expect(links.count == 3)   // 01, 02 and the escaped id
         for link in links {
             let a = batch.links.smoothed(link: link, at: 1000.5, window: 3), b = one.links.smoothed(link: link, at: 1000.5, window: 3)
