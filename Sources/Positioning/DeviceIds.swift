@@ -2,7 +2,7 @@
 ///
 /// A `[String: Int32]` needs a `String` to look up, which a reading decoded straight from a
 /// payload does not have: making one per reading was most of the aggregator's allocations.
-/// The table keeps each id's bytes itself, back to back in one buffer, so a lookup compares
+/// The table keeps each id's bytes itself, in one buffer (`LineAlignedBytes`), so a lookup compares
 /// bytes with bytes: reading the id out of the device's `String` (retained, checked for its
 /// storage, through a closure) cost about half as much as hashing it.
 ///
@@ -32,7 +32,11 @@ struct DeviceIds {
     /// Live ids' bytes, and those of removed ids until the next `compact`. Shared by copies of
     /// the table: the engine's is its only one.
     private var keys = LineAlignedBytes()
-    private var garbage = 0
+    /// The live ids' own bytes: `keys` also holds removed ids and the padding that keeps each
+    /// id on one line, which is why compaction looks at this and not at what was removed.
+    private var liveBytes = 0
+    /// Bytes the ids' buffer holds (live, removed and padding), for tests of its bound.
+    var storedBytes: Int { keys.count }
     /// Live entries, and live plus deleted (probe chains end only at empty slots).
     private(set) var count = 0
     private var used = 0
@@ -86,6 +90,7 @@ struct DeviceIds {
     mutating func insert(_ index: Int32, id: UnsafeRawBufferPointer, hash: Int) {
         if (used + 1) * 2 > slots.count { rehash(capacity: count * 4 >= slots.count ? slots.count * 2 : slots.count) }
         let start = Int32(keys.append(id))
+        liveBytes += id.count
         place(Slot(device: index, tag: UInt32(truncatingIfNeeded: hash >> 32), keyStart: start, keyCount: Int32(id.count)), hash: hash)
         count += 1
     }
@@ -99,9 +104,11 @@ struct DeviceIds {
             if s.device >= 0, s.tag == tag, keys.withBytes({ Self.equal($0, s, id) }) {
                 slots[i].device = Self.deleted
                 count -= 1
-                garbage += Int(s.keyCount)
-                // Forgotten devices' bytes are dropped once they are most of the buffer.
-                if garbage > 4096 && garbage * 2 > keys.count { compact() }
+                liveBytes -= Int(s.keyCount)
+                // Forgotten devices' bytes are dropped once the buffer is four times the live
+                // ids: padding before an id is shorter than the id, so a compacted buffer is under
+                // twice them, and ids forgotten in any order of lengths cannot grow it further.
+                if keys.count > 4 * liveBytes + 4096 { compact() }
                 return
             }
             i = (i + 1) & mask
@@ -138,7 +145,6 @@ struct DeviceIds {
             }
         }
         keys = fresh
-        garbage = 0
     }
 
     /// Whether the id in slot `s` is `b`: eight bytes at a time through raw pointers taken

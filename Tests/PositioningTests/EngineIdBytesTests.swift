@@ -147,6 +147,41 @@ struct DeviceIdsTests {
         for (i, id) in ids.enumerated() { #expect(id.withUnsafeBytes { table.find($0, hash: 42) } == Int32(i < 150 ? 1000 + i : i)) }
     }
 
+    /// A reading's device record is one cache line: a field added to `DeviceHot` that made it
+    /// longer would silently put every record across two again.
+    @Test func aDevicesHotRecordIsOneLine() {
+        #expect(MemoryLayout<DeviceHot>.stride == 64)
+    }
+
+    /// Ids forgotten in an order that pads every other one to a line (33-byte ids, and a
+    /// 1-byte id before each 64-byte one) leave the buffer within a bound of the live ids'
+    /// bytes: counting only the removed ids' own bytes let it grow to 33 and 65 times them.
+    @Test(arguments: [[33], [1, 64]])
+    func churnKeepsTheIdBufferBounded(lengths: [Int]) {
+        var table = DeviceIds()
+        var live: [[UInt8]] = []
+        var next = 0
+        func id() -> [UInt8] {
+            defer { next += 1 }
+            let n = lengths[next % lengths.count], digits = Array(String(next).utf8)
+            // One-byte ids: consecutive ones differ, and fewer than 256 are live at once.
+            guard n > 1 else { return [UInt8(truncatingIfNeeded: next / lengths.count)] }
+            return Array(repeating: UInt8(ascii: "x"), count: n - digits.count) + digits
+        }
+        for _ in 0..<200 { let k = id(); k.withUnsafeBytes { table.insert(Int32(next), id: $0, hash: DeviceIds.hash($0)) }; live.append(k) }
+        var largest = 0
+        for _ in 0..<50_000 {
+            let gone = live.removeFirst()
+            gone.withUnsafeBytes { table.remove($0, hash: DeviceIds.hash($0)) }
+            let k = id(); k.withUnsafeBytes { table.insert(Int32(next), id: $0, hash: DeviceIds.hash($0)) }; live.append(k)
+            largest = max(largest, table.storedBytes)
+        }
+        let liveBytes = live.reduce(0) { $0 + $1.count }
+        #expect(table.count == 200)
+        #expect(largest <= 4 * liveBytes + 4096 + 256, "largest \(largest) for \(liveBytes) live bytes")
+        for (i, k) in live.enumerated().suffix(3) { #expect(k.withUnsafeBytes { table.find($0, hash: DeviceIds.hash($0)) } != nil, "\(i)") }
+    }
+
     /// Ids of up to 64 bytes are each kept within one cache line, through the block's growth,
     /// and read back as they were given; longer ones follow straight on.
     @Test func idsOfALineOrLessCrossNoLine() {
