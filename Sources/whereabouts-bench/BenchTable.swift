@@ -62,12 +62,13 @@ struct SuiteFigures {
         let a = e.aggregatorLimit, s = e.subscriberLimit
         var rows = [Row(item: "4", what: "end to end: highest rate the aggregator keeps up with", figure: "\(thousands(a)) readings/s",
                         bar: "≥ 200,000 readings/s", met: a >= 200_000)]
-        // When mosquitto_sub never fell behind a rate offered in full, its limit is above the
-        // highest rate offered, so the ratio is at most the figure shown.
+        // SPEC §4 compares the aggregator with what mosquitto_sub receives in the same run. When
+        // it never fell behind a rate offered in full, that is all the generator could offer:
+        // its own limit is higher, and the ratio to that limit is at most the figure shown.
         let ratio = s > 0 ? a / s : 0
         rows.append(Row(item: "4", what: "… ÷ highest rate mosquitto_sub keeps up with (\(thousands(s))/s\(e.subscriberNeverFell ? ", never fell behind\(e.generatorLimited ? " what the generator offered" : "")" : ""))",
-                        figure: (e.subscriberNeverFell ? "≤ " : "") + decimal(ratio, 2), bar: "≥ 0.8",
-                        met: e.subscriberNeverFell && ratio >= 0.8 ? nil : ratio >= 0.8))
+                        figure: decimal(ratio, 2) + (e.subscriberNeverFell ? " of what it received (≤ \(decimal(ratio, 2)) of its own limit, not reached)" : ""),
+                        bar: "≥ 0.8", met: ratio >= 0.8))
         if let l = latency {
             rows.append(Row(item: "5", what: "processing latency p50 / p99 / p99.9 at \(thousands(l.rate)) readings/s",
                             figure: "\(milliseconds(l.p50)) / \(milliseconds(l.p99)) / \(milliseconds(l.p999))",
