@@ -29,33 +29,26 @@ public enum YAML {
     /// The first `count` bytes of a file (fewer when it is shorter), to check what a file is
     /// before reading all of it.
     public static func readHead(_ path: String, count: Int) throws(YAMLError) -> [UInt8] {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw YAMLError(line: 0, column: 0, message: "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, count - filled) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw YAMLError(line: 0, column: 0, message: "cannot read: \(String(cString: strerror(errno)))")
-            }
-            filled += n
-        }
-        return Array(bytes[..<filled])
+        try readBytes(path, upTo: count, refusingMore: false)
     }
 
     /// The bytes of a file, at most `limit` of them (more is an error); a failure is a
     /// `YAMLError` at line 0 naming the system's reason.
     public static func readFile(_ path: String, limit: Int = .max) throws(YAMLError) -> [UInt8] {
+        try readBytes(path, upTo: limit, refusingMore: true)
+    }
+
+    /// Up to `limit` bytes of a file; with `refusingMore`, a file longer than that is an error.
+    private static func readBytes(_ path: String, upTo limit: Int, refusingMore: Bool) throws(YAMLError) -> [UInt8] {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw YAMLError(line: 0, column: 0, message: "cannot open: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let want = refusingMore ? chunk.count : min(chunk.count, limit - bytes.count)
+            if want == 0 { return bytes }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, want) }
             if n == 0 { return bytes }
             if n < 0 {
                 if errno == EINTR { continue }
