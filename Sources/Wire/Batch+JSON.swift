@@ -113,6 +113,16 @@ extension Reading {
     /// The longest device id accepted, in bytes.
     public static let maxIdBytes = 200
 
+    /// Whether `id` can name a device: 1 to `maxIdBytes` bytes of ASCII without control
+    /// characters. Every id SPEC §1 spells is ASCII; the rule keeps the dialects' free-form ids
+    /// to it too, because the engine tells ids apart by their bytes and Swift's `String` by
+    /// canonical equivalence: `caf\u{E9}` and `cafe\u{301}` would be two devices to the one and
+    /// one to the other (its tables keyed by `String`). For ASCII the two agree.
+    public static func isValidId(_ id: String) -> Bool {
+        let bytes = id.utf8
+        return !bytes.isEmpty && bytes.count <= maxIdBytes && bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 }
+    }
+
     /// Decodes one reading object; `nil` when the object is well-formed JSON but not a valid
     /// reading (the caller counts it). Throws only on malformed JSON.
     static func decode(_ s: inout JSONScanner) throws(JSONError) -> Reading? {
@@ -131,7 +141,7 @@ extension Reading {
             else if keyEquals(key, "mac") { mac = s.null() ? nil : try s.string() }
             else { try s.skipValue() }
         }
-        guard valid, let id, !id.isEmpty, id.utf8.count <= maxIdBytes, let rssi, Batch.rssiRange.contains(rssi),
+        guard valid, let id, isValidId(id), let rssi, Batch.rssiRange.contains(rssi),
               let t, Batch.isTime(t), let kind else { return nil }
         if let tx, !(-127...20).contains(tx) { return nil }
         return Reading(id: id, mac: mac, rssi: Int(rssi), tx: tx.map(Int.init), t: t, kind: kind)

@@ -255,10 +255,10 @@ extension BatchReading {
                 idValid = true
                 if !idIsPlain {
                     // Escapes must be valid (a bad one makes the batch malformed, as `string()`
-                    // does) and the resolved id must fit the limits.
+                    // does) and the resolved id must be one (`Reading.isValidId`: a plain id,
+                    // ASCII without escapes or control characters, is one by construction).
                     var again = JSONScanner(s.bytes, offset: quote)
-                    let id = try again.string()
-                    idValid = !id.isEmpty && id.utf8.count <= Reading.maxIdBytes
+                    idValid = Reading.isValidId(try again.string())
                 }
             }
             else if keyEquals(key, "rssi") { rssi = try s.integer() }

@@ -56,9 +56,10 @@ public enum Dialect: String, Sendable, CaseIterable {
     }
 
     private static func validated(_ r: Reading) throws(PayloadError) -> Reading {
-        guard !r.id.isEmpty, r.id.utf8.count <= Reading.maxIdBytes, Batch.rssiRange.contains(Int64(r.rssi)) else {
-            throw PayloadError(.badReading, "bad id or rssi")
+        guard Reading.isValidId(r.id) else {
+            throw PayloadError(.badReading, "the id is empty, over \(Reading.maxIdBytes) bytes, or not ASCII without control characters")
         }
+        guard Batch.rssiRange.contains(Int64(r.rssi)) else { throw PayloadError(.badReading, "rssi out of range") }
         return r
     }
 }

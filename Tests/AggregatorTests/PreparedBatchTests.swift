@@ -17,9 +17,9 @@ import Positioning
     for step in 0..<60 {
         let t = 1000 + Double(step) * 0.25
         for (k, node) in ["a", "b", "c", "d"].enumerated() {
-            // Twelve devices, one with an escaped id (decoded by the slow path on both sides).
+            // Twelve devices, one with an escaped id (a quote: decoded by the slow path on both sides).
             var readings = (0..<11).map { Reading(id: "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-\($0)", rssi: -60 - (($0 * 7 + k * 5 + step) % 17), t: t - 0.01, kind: .ibeacon) }
-            readings.append(Reading(id: "mac:ü-\(k % 2)", rssi: -70, t: t - 0.01, kind: .mac))
+            readings.append(Reading(id: "mac:\"-\(k % 2)", rssi: -70, t: t - 0.01, kind: .mac))
             var w = JSONWriter(capacity: 4096)
             Batch(node: node, seq: UInt64(step + 1), t: t, readings: readings).encode(into: &w)
             let payload = w.bytes

@@ -114,7 +114,7 @@ struct HashIdsTests {
         let plain = ["x", "mac:02:00:00:00:00:01", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1-2",
                      String(repeating: "a", count: NH.maxBytes), String(repeating: "b", count: NH.maxBytes + 1)]
         let items = plain.map { "{\"id\":\"\($0)\",\"rssi\":-60,\"t\":1000.1,\"kind\":\"mac\"}" }
-            + ["{\"id\":\"caf\\u00e9\",\"rssi\":-60,\"t\":1000.1,\"kind\":\"mac\"}"]
+            + ["{\"id\":\"caf\\u0065\",\"rssi\":-60,\"t\":1000.1,\"kind\":\"mac\"}"]
         let payload = Array("{\"v\":1,\"node\":\"w1\",\"seq\":1,\"t\":1000.5,\"readings\":[\(items.joined(separator: ","))]}".utf8)
         var readings: [BatchReading] = []
         var bad = 0
@@ -216,7 +216,7 @@ struct EngineBatchTests {
         {"id":"mac:02:00:00:00:00:02","rssi":-61,"tx":-59,"t":1000.2,"kind":"mac"},\
         {"id":"mac:ff:00:00:00:00:03","rssi":-62,"t":1000.2,"kind":"mac"},\
         {"id":"mac:02:00:00:00:00:01","rssi":0,"t":1000.3,"kind":"mac"},\
-        {"id":"caf\\u00e9","rssi":-63,"t":1000.3,"kind":"mac"},\
+        {"id":"caf\\u0065","rssi":-63,"t":1000.3,"kind":"mac"},\
         {"id":"mac:02:00:00:00:00:01","rssi":-64,"t":900,"kind":"mac"},\
         {"id":"mac:02:00:00:00:00:02","rssi":-65,"t":1000.4,"kind":"mac"}]}
         """.utf8)
