@@ -86,11 +86,11 @@ public struct Ingest: Sendable {
     public mutating func accept(topic: String, payload: UnsafeRawBufferPointer, arrival: Double,
                                 into readings: inout [BatchReading], badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
         readings.removeAll(keepingCapacity: true)
-        guard readingsNode(topic) != nil else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
+        guard let topicNode = readingsNode(topic) else { return .failure(PayloadError(.malformed, "not a readings topic: \(topic)")) }
         let decoded = Result { () throws(PayloadError) -> BatchHeader in
             try Batch.decodeRaw(payload, into: &readings, badReadings: &badReadings)
         }
-        return accept(topic: topic, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
+        return accept(topicNode: topicNode, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
     }
 
     /// As above for a batch decoded already (`Batch.decodeRaw`, on another thread): `readings`
