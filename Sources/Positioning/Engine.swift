@@ -174,6 +174,8 @@ public final class Engine {
                 let taken: Taken
                 if r.idIsPlain {
                     let id = r.idBytes(in: ids)
+                    // A wrong hash would make a second device of the id: checked in debug builds.
+                    assert(!hashed || r.idHash == DeviceIds.hash(id), "hashed: true with a reading not hashed by Engine.hashIds")
                     taken = resolve(node: n, oldest: oldest, id: id, idString: nil, hash: hashed ? r.idHash : DeviceIds.hash(id),
                                     rssi: Int(r.rssi), tx: tx, t: r.t)
                 } else {
