@@ -27,14 +27,6 @@ public enum SourceState: Sendable, Equatable, CustomStringConvertible {
         case let .failed(reason): "failed: \(reason)"
         }
     }
-
-    /// Whether packets are flowing: telemetry's view of the adapter.
-    public var isUp: Bool {
-        switch self {
-        case .scanning, .listening: true
-        default: false
-        }
-    }
 }
 
 /// What closing a scanning adapter achieved: the kernel drops a socket's filter with the

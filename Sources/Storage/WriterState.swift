@@ -2,7 +2,7 @@ import Synchronization
 
 /// Settings of the track writer; the defaults suit a home or a small office.
 public struct WriterConfiguration: Sendable {
-    /// Queued writes (track points, readings, health samples) before new ones are dropped.
+    /// Queued writes (track points, visits, health samples) before new ones are dropped.
     public var capacity = 50_000
     /// Extra room kept for zone events, so a flood of track points never crowds one out.
     public var eventReserve = 5_000
