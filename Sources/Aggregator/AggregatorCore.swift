@@ -3,29 +3,6 @@ import Positioning
 import Storage
 import Wire
 
-/// What the core asks the service to do after a message or a tick, in order.
-enum Effect {
-    /// Publish now.
-    case publish(MQTTMessage)
-    /// A device's state: publish now, or drop it (counted) while the broker has not
-    /// acknowledged too many publishes, and then tell the core (`stateShed`), so that the
-    /// device's next update is published whatever the state deadband says.
-    case state(MQTTMessage, device: String)
-    /// A zone event: store it, then publish its messages once it is on disk.
-    case event(ZoneEvent, [MQTTMessage])
-    /// A position to keep in the track.
-    case track(DeviceUpdate)
-    /// A node's telemetry or status, for node health.
-    case nodeHealth(node: String, t: Double, telemetry: NodeTelemetry?, online: Bool)
-    /// A device the engine forgot: the track writer drops what it keeps for it.
-    case forget(String)
-}
-
-/// A node's counters from `<p>/nodes/<node>/telemetry` (SPEC §2).
-struct NodeTelemetry: Equatable {
-    var adverts: Int64?, published: Int64?, dropped: Int64?, buffered: Int64?
-}
-
 /// The aggregator without I/O: MQTT messages and ticks in, effects out.
 ///
 /// Owned by one thread. Event time comes from the readings (through `Ingest` and the
@@ -60,7 +37,7 @@ final class AggregatorCore {
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
-    private(set) var nodesOnline: Set<String> = []
+    var nodesOnline: Set<String> = []
     /// The newest event time seen and the wall time it was seen at.
     private var eventClock: (event: Double, wall: Double)?
 
@@ -318,34 +295,7 @@ final class AggregatorCore {
         changedZones.removeAll(keepingCapacity: true)
     }
 
-    private func status(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
-        let text = String(decoding: payload, as: UTF8.self)
-        guard text == "online" || text == "offline" else { return reject(.malformed) }
-        if text == "online" { nodesOnline.insert(node) } else { nodesOnline.remove(node) }
-        metrics.nodesOnline.set(Double(nodesOnline.count))
-        metrics.nodeUp(node).set(text == "online" ? 1 : 0)
-        effects.append(.nodeHealth(node: node, t: arrival, telemetry: nil, online: text == "online"))
-    }
-
-    private func telemetry(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
-        var t = NodeTelemetry()
-        var scanner = JSONScanner(payload)
-        do throws(JSONError) {
-            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
-                if keyEquals(key, "adverts") { t.adverts = try s.integer() }
-                else if keyEquals(key, "published") { t.published = try s.integer() }
-                else if keyEquals(key, "dropped") { t.dropped = try s.integer() }
-                else if keyEquals(key, "buffered") { t.buffered = try s.integer() }
-                else { try s.skipValue() }
-            }
-        } catch {
-            return reject(.malformed)
-        }
-        metrics.observe(node: node, telemetry: t)
-        effects.append(.nodeHealth(node: node, t: arrival, telemetry: t, online: nodesOnline.contains(node)))
-    }
-
-    private func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
+    func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
 
     /// Maps the engine's refusals to the metric's reasons.
     private func reject(_ why: Rejection) {
