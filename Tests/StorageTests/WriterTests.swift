@@ -169,7 +169,7 @@ import Testing
         #expect(eventually { writer.statistics.status == .locked })
         #expect(writer.statistics.writeErrors > 0)
         #expect(writer.statistics.lastError?.resultCode == 5)  // SQLITE_BUSY
-        #expect(log.contains("writes failing (locked)"))
+        #expect(eventually { log.contains("writes failing (locked)") })
         try blocker.execute("COMMIT")
         #expect(writer.flush(timeout: 10))
         #expect(writer.statistics.status == .ok)
