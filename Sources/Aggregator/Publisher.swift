@@ -76,9 +76,16 @@ struct Publisher {
         }
         guard publish else { return .suppressed }
         let device = records[index]
+        writeState(u, room: room, prefix: device.statePrefix)
+        out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
+        return .published
+    }
+
+    /// `u`'s state payload into `writer`.
+    private mutating func writeState(_ u: DeviceUpdate, room: String, prefix: [UInt8]) {
         writer.reset()
         // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
-        writer.appendKeyed(device.statePrefix)
+        writer.appendKeyed(prefix)
         writer.value(room)
         writer.key(literal: "floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
         writer.key(literal: "zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
@@ -100,8 +107,6 @@ struct Publisher {
             writer.null()
         }
         writer.objectEnd()
-        out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
-        return .published
     }
 
     /// Records `u` in its device's record: whether its room topic and its state are due (the
