@@ -3,29 +3,6 @@ import Positioning
 import Storage
 import Wire
 
-/// What the core asks the service to do after a message or a tick, in order.
-enum Effect {
-    /// Publish now.
-    case publish(MQTTMessage)
-    /// A device's state: publish now, or drop it (counted) while the broker has not
-    /// acknowledged too many publishes, and then tell the core (`stateShed`), so that the
-    /// device's next update is published whatever the state deadband says.
-    case state(MQTTMessage, device: String)
-    /// A zone event: store it, then publish its messages once it is on disk.
-    case event(ZoneEvent, [MQTTMessage])
-    /// A position to keep in the track.
-    case track(DeviceUpdate)
-    /// A node's telemetry or status, for node health.
-    case nodeHealth(node: String, t: Double, telemetry: NodeTelemetry?, online: Bool)
-    /// A device the engine forgot: the track writer drops what it keeps for it.
-    case forget(String)
-}
-
-/// A node's counters from `<p>/nodes/<node>/telemetry` (SPEC §2).
-struct NodeTelemetry: Equatable {
-    var adverts: Int64?, published: Int64?, dropped: Int64?, buffered: Int64?
-}
-
 /// The aggregator without I/O: MQTT messages and ticks in, effects out.
 ///
 /// Owned by one thread. Event time comes from the readings (through `Ingest` and the
@@ -38,7 +15,7 @@ final class AggregatorCore {
     var ingest: Ingest
     let dialects: [Dialect]
     let metrics: AggregatorMetrics
-    private var publisher: Publisher
+    var publisher: Publisher
     private(set) var occupancy: Occupancy
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
@@ -60,9 +37,9 @@ final class AggregatorCore {
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
-    private(set) var nodesOnline: Set<String> = []
+    var nodesOnline: Set<String> = []
     /// The newest event time seen and the wall time it was seen at.
-    private var eventClock: (event: Double, wall: Double)?
+    var eventClock: (event: Double, wall: Double)?
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
         self.site = site
@@ -78,38 +55,6 @@ final class AggregatorCore {
         self.metrics = metrics
         self.publisher = Publisher(site: site, topics: topics)
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
-    }
-
-    /// The subscriptions the service makes.
-    var subscriptions: [String] {
-        [topics.allNodeReadings, topics.allNodeStatus, topics.allNodeTelemetry] + dialects.map { $0.subscription() }
-    }
-
-    /// Retained messages published at start: discovery and every zone's (empty) occupancy.
-    func startMessages(wall: Double) -> [MQTTMessage] {
-        var out = publisher.discovery(site: site)
-        for zone in Publisher.zoneIds(of: site) {
-            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: wall))
-        }
-        return out
-    }
-
-    /// The exit event of a visit a crash left open (its row is closed already).
-    func recoveredExit(_ visit: Visit, at t: Double) -> MQTTMessage {
-        publisher.event(ZoneEvent(.exit, device: visit.device, zone: visit.zone, floor: visit.floor, t: t,
-                                  confidence: 0, dwell: t - visit.enter, isRoom: false))
-    }
-
-    /// Every device's room and state and every zone's occupancy, to publish again after the
-    /// broker may have lost its retained messages.
-    func currentStateMessages() -> [MQTTMessage] {
-        var out: [MQTTMessage] = []
-        publisher.forgetRooms()
-        for u in states.values { publisher.update(u, into: &out) }
-        for zone in occupancy.zoneIds {
-            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: eventClock?.event ?? 0))
-        }
-        return out
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -158,10 +103,6 @@ final class AggregatorCore {
         advance(to: clock.event + max(0, wall - clock.wall), into: &effects)
         publishOccupancy(into: &effects)
     }
-
-    /// The service dropped device `id`'s state message (broker lag): its next update is
-    /// published, whatever the state deadband would say, so the retained state catches up.
-    func stateShed(_ id: String) { publisher.invalidate(id) }
 
     /// A clean shutdown: every open visit gets its exit.
     func shutdown(wall: Double, into effects: inout [Effect]) {
@@ -253,38 +194,50 @@ final class AggregatorCore {
     private func advance(to t: Double, into effects: inout [Effect]) {
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
+        countEngineWork()
+        for output in outputs {
+            switch output {
+            case .update(let u): apply(update: u, into: &effects)
+            case .event(let e): emit(e, into: &effects)
+            }
+        }
+        dropForgotten(into: &effects)
+    }
+
+    /// Adds the engine's solves, holds and node beacon readings since the last call to the metrics.
+    private func countEngineWork() {
         if engine.solves != counted.solves { metrics.solved.add(UInt64(engine.solves - counted.solves)); counted.solves = engine.solves }
         if engine.holds != counted.holds { metrics.held.add(UInt64(engine.holds - counted.holds)); counted.holds = engine.holds }
         let beacons = engine.beaconLinks.total
         if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
-        for output in outputs {
-            switch output {
-            case .update(let u):
-                if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
-                messages.removeAll(keepingCapacity: true)
-                // The state deadband (`StatePolicy`) decides the state message only: the track,
-                // the metrics and `/api/devices` take every update.
-                let outcome = publisher.update(u, into: &messages)
-                switch outcome {
-                case .published: metrics.statesPublished.add()
-                case .suppressed: metrics.statesSuppressed.add()
-                case .unplaced: break
-                }
-                // The state message comes last. Under broker lag it may be dropped, unless a
-                // room change or `away` comes with it: a device going away makes no later
-                // update that would replace it, and neither is ever dropped.
-                let sheddable = outcome == .published && messages.count == 1 && u.room != nil
-                for m in messages { effects.append(sheddable ? .state(m, device: u.id) : .publish(m)) }
-                if u.room != nil { effects.append(.track(u)) }
-                metrics.observe(u)
-            case .event(let e):
-                emit(e, into: &effects)
-            }
+    }
+
+    /// A device's update: kept for `/api/devices`, its room and state messages, its track point.
+    private func apply(update u: DeviceUpdate, into effects: inout [Effect]) {
+        if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
+        messages.removeAll(keepingCapacity: true)
+        // The state deadband (`StatePolicy`) decides the state message only: the track,
+        // the metrics and `/api/devices` take every update.
+        let outcome = publisher.update(u, into: &messages)
+        switch outcome {
+        case .published: metrics.statesPublished.add()
+        case .suppressed: metrics.statesSuppressed.add()
+        case .unplaced: break
         }
-        // Devices the engine forgot (away, silent for long): their state and topics go too.
-        // Only ids that were ever placed have any: the engine also forgets excluded ids and node
-        // beacons at every sweep (they never count as heard), and each of those would otherwise
-        // cost the writer a locked forget every second.
+        // The state message comes last. Under broker lag it may be dropped, unless a
+        // room change or `away` comes with it: a device going away makes no later
+        // update that would replace it, and neither is ever dropped.
+        let sheddable = outcome == .published && messages.count == 1 && u.room != nil
+        for m in messages { effects.append(sheddable ? .state(m, device: u.id) : .publish(m)) }
+        if u.room != nil { effects.append(.track(u)) }
+        metrics.observe(u)
+    }
+
+    /// Devices the engine forgot (away, silent for long): their state and topics go too.
+    /// Only ids that were ever placed have any: the engine also forgets excluded ids and node
+    /// beacons at every sweep (they never count as heard), and each of those would otherwise
+    /// cost the writer a locked forget every second.
+    private func dropForgotten(into effects: inout [Effect]) {
         engine.takeForgotten(into: &forgotten)
         guard !forgotten.isEmpty else { return }
         for id in forgotten where states.removeValue(forKey: id) != nil {
@@ -318,34 +271,7 @@ final class AggregatorCore {
         changedZones.removeAll(keepingCapacity: true)
     }
 
-    private func status(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
-        let text = String(decoding: payload, as: UTF8.self)
-        guard text == "online" || text == "offline" else { return reject(.malformed) }
-        if text == "online" { nodesOnline.insert(node) } else { nodesOnline.remove(node) }
-        metrics.nodesOnline.set(Double(nodesOnline.count))
-        metrics.nodeUp(node).set(text == "online" ? 1 : 0)
-        effects.append(.nodeHealth(node: node, t: arrival, telemetry: nil, online: text == "online"))
-    }
-
-    private func telemetry(node: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
-        var t = NodeTelemetry()
-        var scanner = JSONScanner(payload)
-        do throws(JSONError) {
-            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
-                if keyEquals(key, "adverts") { t.adverts = try s.integer() }
-                else if keyEquals(key, "published") { t.published = try s.integer() }
-                else if keyEquals(key, "dropped") { t.dropped = try s.integer() }
-                else if keyEquals(key, "buffered") { t.buffered = try s.integer() }
-                else { try s.skipValue() }
-            }
-        } catch {
-            return reject(.malformed)
-        }
-        metrics.observe(node: node, telemetry: t)
-        effects.append(.nodeHealth(node: node, t: arrival, telemetry: t, online: nodesOnline.contains(node)))
-    }
-
-    private func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
+    func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
 
     /// Maps the engine's refusals to the metric's reasons.
     private func reject(_ why: Rejection) {

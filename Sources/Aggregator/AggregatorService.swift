@@ -19,7 +19,7 @@ public final class AggregatorService: @unchecked Sendable {
     let metrics: AggregatorMetrics
     let log: @Sendable (String) -> Void
     private var client: MQTTClient?
-    private(set) var writer: TrackWriter?
+    var writer: TrackWriter?
     private var http: HTTPEndpoints?
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []
@@ -28,7 +28,7 @@ public final class AggregatorService: @unchecked Sendable {
     /// Enter time of each open visit, to close the same row on exit.
     private var openVisits: [VisitKey: Double] = [:]
     /// Exits of visits a crash left open, stored already, published once connected.
-    private var recovered: [MQTTMessage] = []
+    var recovered: [MQTTMessage] = []
     /// QoS 1 publishes the broker has not acknowledged yet: a clean shutdown waits for them, and
     /// state messages are shed while `maxUnacknowledged` are waiting. Acknowledgements are
     /// taken from the client in bulk (`takeAcknowledgements`), not delivered as events.
@@ -250,7 +250,7 @@ public final class AggregatorService: @unchecked Sendable {
     }
 
     /// Publishes held events whose ticket is committed (or all up to `ticket` when forced).
-    private func releasePending(upTo ticket: UInt64) {
+    func releasePending(upTo ticket: UInt64) {
         var released = 0
         for entry in pending where entry.ticket <= ticket {
             for m in entry.messages { publish(m) }
@@ -282,62 +282,6 @@ public final class AggregatorService: @unchecked Sendable {
         acknowledged.removeAll(keepingCapacity: true)
     }
 
-    // MARK: - Storage
-
-    private func openStorage(_ path: String) throws {
-        // Created and migrated here, so a database that cannot be opened stops the start
-        // with a clear message, and the recovery below reads a complete schema.
-        try Schema.prepare(path: path)
-        var configuration = WriterConfiguration()
-        configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
-        let log = self.log
-        let commits = metrics.storageCommits
-        let box = WriterBox()
-        let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
-                                 onCommit: { [weak self] ticket in
-                                     // On the writer thread, after the commit: its duration is the latest.
-                                     if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
-                                     guard let self else { return }
-                                     self.work.async { self.releasePending(upTo: ticket) }
-                                 })
-        box.writer = writer
-        self.writer = writer
-        registerStorageMetrics(writer)
-        try recoverOpenVisits(writer)
-    }
-
-    /// Visits a crash left open are closed at the device's last track point, and their exits
-    /// published once stored, so every `enter` still gets exactly one `exit`.
-    private func recoverOpenVisits(_ writer: TrackWriter) throws {
-        let open = try writer.openVisits()
-        guard !open.isEmpty else { return }
-        log("closing \(open.count) visit(s) left open by an unclean stop")
-        var last: UInt64 = 0
-        var messages: [MQTTMessage] = []
-        for visit in open {
-            if let ticket = writer.closeVisit(visit).ticket { last = max(last, ticket) }
-            messages.append(core.recoveredExit(visit.visit, at: visit.closeAt))
-        }
-        _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
-        recovered = messages
-    }
-
-    private func registerStorageMetrics(_ writer: TrackWriter) {
-        let r = metrics.registry
-        r.collect("whereabouts_storage_queue_depth", "Writes waiting for the database.") { [([], Double(writer.statistics.queueDepth))] }
-        r.collect("whereabouts_storage_written_total", "Rows written to the database.", type: .counter) { [([], Double(writer.statistics.written))] }
-        r.collect("whereabouts_storage_dropped_total", "Writes refused because the queue was full.", type: .counter) { [([], Double(writer.statistics.droppedFull))] }
-        r.collect("whereabouts_storage_invalid_total", "Writes refused because a time, coordinate or confidence was not finite.", type: .counter) {
-            [([], Double(writer.statistics.invalid))]
-        }
-        r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
-        r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
-        r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }
-        r.collect("whereabouts_storage_cached_devices", "Devices the track writer keeps state for (forgotten ones leave).") {
-            [([], Double(writer.statistics.cachedDevices))]
-        }
-    }
-
     // MARK: - For the HTTP endpoints (called off the work queue)
 
     func snapshot<T>(_ body: (AggregatorCore) -> T) -> T { work.sync { body(core) } }
@@ -355,9 +299,4 @@ func threadCPUTime() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
-
-/// Lets the writer's commit hook read the writer's statistics without owning it.
-private final class WriterBox: @unchecked Sendable {
-    weak var writer: TrackWriter?
 }

@@ -52,8 +52,6 @@ public struct AddressType: Hashable, Sendable, CustomStringConvertible {
     /// Extended reports only: no address was sent (anonymous advertising).
     public static let anonymous = AddressType(rawValue: 0xFF)
 
-    public var isRandom: Bool { rawValue == 1 || rawValue == 3 }
-
     public var description: String {
         switch rawValue {
         case 0: "public"
@@ -87,9 +85,6 @@ public enum RandomAddressKind: UInt8, Hashable, Sendable, CustomStringConvertibl
         case .staticAddress: "static"
         }
     }
-
-    /// Rotating addresses change every few minutes and do not name a device.
-    public var isRotating: Bool { self == .resolvable || self == .nonResolvable }
 }
 
 extension AddressType {

@@ -26,13 +26,4 @@ extension AdvertisingReport {
         out.append(contentsOf: data.prefix(length))
         out.append(UInt8(bitPattern: rssi ?? 127))
     }
-
-    /// As `appendLegacyEvent`, returning a new array.
-    public static func legacyEvent(eventType: UInt8, addressType: AddressType, address: BluetoothAddress,
-                                   data: some Collection<UInt8>, rssi: Int8?) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(16 + min(data.count, maxLegacyDataLength))
-        appendLegacyEvent(eventType: eventType, addressType: addressType, address: address, data: data, rssi: rssi, to: &out)
-        return out
-    }
 }

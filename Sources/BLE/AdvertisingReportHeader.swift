@@ -74,11 +74,6 @@ public struct AdvertisingReportHeader: Hashable, Sendable {
         format == .legacy ? .complete : DataStatus(rawValue: UInt8(truncatingIfNeeded: eventType >> 5) & 3) ?? .reserved
     }
 
-    /// Extended event type bit 4; legacy reports are legacy PDUs by definition.
-    public var isLegacyPDU: Bool { format == .legacy || eventType & 0x10 != 0 }
-
-    public var isConnectable: Bool { format == .legacy ? eventType <= 1 : eventType & 0x01 != 0 }
-    public var isScannable: Bool { format == .legacy ? eventType == 0 || eventType == 2 || eventType == 4 : eventType & 0x02 != 0 }
     public var isDirected: Bool { format == .legacy ? eventType == 1 : eventType & 0x04 != 0 }
     public var isScanResponse: Bool { format == .legacy ? eventType == 4 : eventType & 0x08 != 0 }
 }

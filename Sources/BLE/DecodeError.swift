@@ -36,8 +36,6 @@ public struct DecodeError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unsupportedBtsnoop = Kind(5, "unsupported btsnoop version or datalink")
         /// An empty packet, or one whose H4 indicator is none of the five packet types.
         public static let badPacketType = Kind(6, "bad H4 packet type")
-        /// A value the format forbids (e.g. a reserved data-status in an extended report).
-        public static let invalidValue = Kind(7, "invalid value")
 
         public var description: String { name.description }
 

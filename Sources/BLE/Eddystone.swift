@@ -128,8 +128,6 @@ public struct EddystoneTelemetry: Hashable, Sendable {
     public var temperature: Double? {
         temperatureRaw == Int16.min ? nil : Double(temperatureRaw) / 256
     }
-
-    public var batteryVolts: Double? { batteryMillivolts == 0 ? nil : Double(batteryMillivolts) / 1000 }
 }
 
 /// Encrypted TLM: 12 bytes of ciphertext, a 16-bit salt and a 16-bit integrity check.

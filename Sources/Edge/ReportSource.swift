@@ -41,8 +41,3 @@ public struct SourceError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
-
-/// The live sources belong to the HCI module; until it provides them, say so plainly.
-public func liveSourceUnavailable(_ what: String) -> SourceError {
-    SourceError("\(what) is not available in this build: live HCI capture needs the HCI module and a kernel with Bluetooth")
-}

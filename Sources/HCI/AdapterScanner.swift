@@ -19,8 +19,6 @@ public final class AdapterScanner: Sendable {
     }
 
     public var state: SourceState { cell.current }
-    /// How many times scanning started: 1 + the reopens.
-    public var sessions: UInt64 { cell.sessions }
 
     /// Scans until `stop()`, calling `handler` on this thread with each LE Meta event as an
     /// H4 packet (valid only during the call) and the Unix time it was read. Throws only an
@@ -28,14 +26,7 @@ public final class AdapterScanner: Sendable {
     public func run(_ handler: (UnsafeRawBufferPointer, Double) -> Void) throws(HCIError) {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2048, alignment: 8)
         defer { buffer.deallocate() }
-        let watcher: HCISocket
-        do throws(HCIError) {
-            watcher = try HCISocket.raw(index: nil)
-            try watcher.setFilter(.deviceEvents)
-        } catch {
-            cell.set(.failed(reason: error.description))
-            throw error
-        }
+        let watcher = try openWatcher()
         var backoff = Backoff()
         var retryAt = 0.0
         while !stopping.load(ordering: .relaxed) {
@@ -66,6 +57,19 @@ public final class AdapterScanner: Sendable {
             }
         }
         cell.set(.stopped(nil))
+    }
+
+    /// The socket that hears the kernel's device events (adapters added, removed, up, down);
+    /// failing to open it fails `run`.
+    private func openWatcher() throws(HCIError) -> HCISocket {
+        do throws(HCIError) {
+            let watcher = try HCISocket.raw(index: nil)
+            try watcher.setFilter(.deviceEvents)
+            return watcher
+        } catch {
+            cell.set(.failed(reason: error.description))
+            throw error
+        }
     }
 
     /// Asks `run` to return soon; from any thread.

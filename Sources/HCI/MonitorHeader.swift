@@ -7,11 +7,8 @@ public struct MonitorHeader: Hashable, Sendable {
     public let index: UInt16
     public let length: UInt16
 
-    /// Monitor opcodes (`HCI_MON_*` in `include/net/bluetooth/hci_mon.h`).
-    public static let newIndex: UInt16 = 0
-    public static let deleteIndex: UInt16 = 1
-    public static let commandPacket: UInt16 = 2
-    /// An HCI event; the payload is the event without the H4 packet type byte.
+    /// The monitor opcode of an HCI event (`HCI_MON_EVENT_PKT` in
+    /// `include/net/bluetooth/hci_mon.h`); the payload is the event without the H4 packet type byte.
     public static let eventPacket: UInt16 = 3
 
     public init(opcode: UInt16, index: UInt16, length: UInt16) {

@@ -27,14 +27,6 @@ public enum SourceState: Sendable, Equatable, CustomStringConvertible {
         case let .failed(reason): "failed: \(reason)"
         }
     }
-
-    /// Whether packets are flowing: telemetry's view of the adapter.
-    public var isUp: Bool {
-        switch self {
-        case .scanning, .listening: true
-        default: false
-        }
-    }
 }
 
 /// What closing a scanning adapter achieved: the kernel drops a socket's filter with the
@@ -49,21 +41,17 @@ public struct ScanTeardown: Sendable, Equatable {
 /// A source's state, written by its reader and read from anywhere.
 final class StateCell: Sendable {
     private let state = Mutex<SourceState>(.opening)
-    private let sessionCount = Atomic<UInt64>(0)
     private let observer: (@Sendable (SourceState) -> Void)?
 
     init(observer: (@Sendable (SourceState) -> Void)?) { self.observer = observer }
 
     var current: SourceState { state.withLock { $0 } }
-    var sessions: UInt64 { sessionCount.load(ordering: .relaxed) }
 
     func set(_ new: SourceState) {
         let changed = state.withLock { old in
             defer { old = new }
             return old != new
         }
-        if case .scanning = new { sessionCount.add(1, ordering: .relaxed) }
-        if case .listening = new { sessionCount.add(1, ordering: .relaxed) }
         if changed { observer?(new) }
     }
 }

@@ -49,9 +49,6 @@ enum Elementary {
         return k < 1000 ? scale(sum, Int(k)) : .infinity
     }
 
-    /// 10^x.
-    static func exp10(_ x: Double) -> Double { exp(x * 2.302585092994046) }
-
     /// log10(x).
     static func log10(_ x: Double) -> Double { log(x) / 2.302585092994046 }
 

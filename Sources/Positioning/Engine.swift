@@ -18,7 +18,7 @@ public final class Engine {
     /// What each reading of a device touches, by the same index as `devices`.
     let hot = HotDevices()
     /// Device ids to indices, looked up by their UTF-8 bytes (see `DeviceIds`).
-    private var ids = DeviceIds()
+    var ids = DeviceIds()
     /// Slots of forgotten devices, reused before `devices` grows.
     var freeDevices: [Int32] = []
     /// Per node: links of forgotten devices, reused before the `LinkStore` grows. Their old
@@ -53,7 +53,7 @@ public final class Engine {
     public internal(set) var holds = 0
 
     /// Node beacon ids (`Node.beacon`) to the node sending them, looked up once per new id.
-    private var beaconNodes: [String: Int32] = [:]
+    var beaconNodes: [String: Int32] = [:]
     /// Readings of node beacons by other nodes, kept for calibration; never tracked.
     public private(set) var beaconLinks: NodeBeaconLinks
     public private(set) var rejections = Rejections()
@@ -83,16 +83,6 @@ public final class Engine {
         beaconLinks = NodeBeaconLinks(nodeCount: site.nodes.count)
         observations.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
-    }
-
-    /// A new device's tracker. The default locator's also keeps the mean of a still device's
-    /// fixes; the baselines' report the constant-velocity track they are compared with.
-    func makeTrack() -> Track {
-        var track = Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed)
-        if locatorKind == .default, options.stillSettle.isFinite {
-            track.still = StillAverage(step: options.stillStep, settle: options.stillSettle, speed: options.stillSpeed)
-        }
-        return track
     }
 
     /// The dense index of a site node, for `ingest(nodeIndex:reading:)`.
@@ -285,49 +275,6 @@ public final class Engine {
         return false
     }
 
-    @inline(never)
-    private func intern(_ id: String, bytes: UnsafeRawBufferPointer, hash: Int) -> Int32? {
-        guard deviceCount < maxDevices else { return nil }
-        let config = site.devices.first { $0.id == id }
-        let beaconOf = beaconNodes[id] ?? -1
-        let excluded = beaconOf >= 0 || site.excludeDevices.contains { Glob($0).matches(id) }
-        var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, track: makeTrack())
-        state.beaconOf = beaconOf
-        let index: Int32
-        if let free = freeDevices.popLast() {
-            index = free
-            devices[Int(free)] = state
-            hot[Int(free)] = DeviceHot(excluded: excluded)
-        } else {
-            devices.append(state)
-            hot.append(DeviceHot(excluded: excluded))
-            index = Int32(devices.count - 1)
-        }
-        ids.insert(index, id: bytes, hash: hash)
-        return index
-    }
-
-    /// Forgets device `d` (not present, silent for `forgetAfter`): its slot and links are
-    /// kept for reuse, its id is handed to the owner through `takeForgotten`.
-    func forget(device d: Int) {
-        for l in links(ofDevice: d) { freeLinks[Int(l.node)].append(l.link) }
-        var id = devices[d].id
-        id.withUTF8 { ids.remove(UnsafeRawBufferPointer($0), hash: DeviceIds.hash(UnsafeRawBufferPointer($0))) }
-        forgottenIds.append(devices[d].id)
-        devices[d] = DeviceState(id: "", name: nil, configuredTxRef: nil, track: makeTrack())
-        devices[d].isFree = true
-        hot[d] = DeviceHot()
-        freeDevices.append(Int32(d))
-    }
-
-    /// Device `d`'s link with node `n` when it is not among the inline ones: after them, or new.
-    @inline(never)
-    private func moreLink(device d: Int, node n: Int32) -> Int32 {
-        for l in devices[d].moreLinks where l.node == n { return l.link }
-        let l = freeLinks[Int(n)].popLast() ?? links.make()
-        appendLink(device: d, DeviceLink(node: n, link: l))
-        return l
-    }
 }
 
 /// A reading resolved to its device and link, waiting to be recorded (`Engine.record`).

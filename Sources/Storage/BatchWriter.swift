@@ -2,7 +2,7 @@ import Synchronization
 
 /// Applies batches of queued writes to one connection, each batch one transaction.
 ///
-/// Owned by the writer thread. Device and node keys are cached so a track point costs one
+/// Owned by the writer thread. Device keys are cached so a track point costs one
 /// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too,
 /// and a forgotten device's entries are dropped (`evict`) so passers-by do not pile up.
 final class BatchWriter {
@@ -28,7 +28,6 @@ final class BatchWriter {
     private let touchDevice: Statement
     private let upsertNode: Statement
     private let insertHealth: Statement
-    private let insertReading: Statement
     private let begin: Statement
     private let commit: Statement
     private var deviceKeys: [String: Int64] = [:]
@@ -37,7 +36,6 @@ final class BatchWriter {
     private var epoch = BatchWriter.newEpoch()
     private static let epochs = Atomic<Int>(0)
     private static func newEpoch() -> Int { epochs.add(1, ordering: .relaxed).newValue }
-    private var nodeKeys: [String: Int64] = [:]
     /// Latest time each device was seen in this batch: one UPDATE per device, not per point.
     private var seen: [Int64: Double] = [:]
     /// The last_seen each device's row holds. Rows are moved on at most once a minute, since a
@@ -86,7 +84,6 @@ final class BatchWriter {
         insertHealth = try db.prepare("""
             INSERT INTO node_health(node, t, adverts, dropped, buffered, online) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
-        insertReading = try db.prepare("INSERT INTO readings(node, device, t, rssi, tx) VALUES (?1, ?2, ?3, ?4, ?5)")
     }
 
     /// Drops the cached key and last_seen of forgotten devices, between transactions (nothing
@@ -140,7 +137,6 @@ final class BatchWriter {
             chunk.removeAll(keepingCapacity: true)
             epoch = Self.newEpoch()
             deviceKeys.removeAll()
-            nodeKeys.removeAll()
             seen.removeAll()
             stored.removeAll()
             throw error
@@ -173,7 +169,6 @@ final class BatchWriter {
         case .health(let h):
             // Health samples are rare: each one also moves the node's last_seen.
             let node = try nodeRow(h.node, t: h.t)
-            nodeKeys[h.node] = node
             try insertHealth.bind(node, at: 1)
             try insertHealth.bind(h.t, at: 2)
             try insertHealth.bind(h.adverts, at: 3)
@@ -181,13 +176,6 @@ final class BatchWriter {
             try insertHealth.bind(h.buffered, at: 5)
             try insertHealth.bind(Int64(h.online ? 1 : 0), at: 6)
             try insertHealth.run()
-        case .reading(let r):
-            try insertReading.bind(try nodeKey(r.node, t: r.t), at: 1)
-            try insertReading.bind(try deviceKey(r.device, t: r.t), at: 2)
-            try insertReading.bind(r.t, at: 3)
-            try insertReading.bind(Int64(r.rssi), at: 4)
-            try insertReading.bind(r.tx.map(Int64.init), at: 5)
-            try insertReading.run()
         }
     }
 
@@ -236,13 +224,6 @@ final class BatchWriter {
         }
         let key = try deviceRow(id, name: nil, t: t)
         deviceKeys[id] = key
-        return key
-    }
-
-    private func nodeKey(_ name: String, t: Double) throws -> Int64 {
-        if let key = nodeKeys[name] { return key }
-        let key = try nodeRow(name, t: t)
-        nodeKeys[name] = key
         return key
     }
 

@@ -82,9 +82,6 @@ public final class Connection {
         if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
-    /// Whether a transaction is open (autocommit is off).
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
-
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -142,6 +142,3 @@ public enum TableExport {
         items.isEmpty ? "[]\n" : "[\n" + items.joined(separator: ",\n") + "\n]\n"
     }
 }
-
-/// ISO 8601 text of Unix seconds, for tools that print times (`2025-11-29T10:00:00.250Z`).
-public func isoTime(_ t: Double) -> String { ISO8601.format(t) }

@@ -75,23 +75,6 @@ public struct NodeHealth: Sendable, Equatable {
     }
 }
 
-/// One raw RSSI reading, kept for a short while to replay or debug the fusion.
-public struct RawReading: Sendable, Equatable {
-    public var node: String
-    public var device: String
-    public var t: Double
-    public var rssi: Int
-    public var tx: Int?
-
-    public init(node: String, device: String, t: Double, rssi: Int, tx: Int?) {
-        self.node = node
-        self.device = device
-        self.t = t
-        self.rssi = rssi
-        self.tx = tx
-    }
-}
-
 /// A device the database knows, with where it was last seen.
 public struct DeviceSummary: Sendable, Equatable {
     public var id: String
@@ -138,14 +121,6 @@ enum Write: Sendable {
     case visitClosed(Visit)
     case deviceSeen(id: String, name: String?, t: Double)
     case health(NodeHealth)
-    case reading(RawReading)
-
-    var isPoint: Bool {
-        switch self {
-        case .point, .trackedPoint: true
-        default: false
-        }
-    }
 
     /// Every time, coordinate and confidence is a finite number: a NaN would reach SQLite as
     /// NULL and fail its NOT NULL column, and with it the batch; an infinity would be stored,
@@ -157,7 +132,6 @@ enum Write: Sendable {
         case .visitOpened(let v), .visitClosed(let v): v.enter.isFinite && v.exit?.isFinite != false
         case .deviceSeen(_, _, let t): t.isFinite
         case .health(let h): h.t.isFinite
-        case .reading(let r): r.t.isFinite
         }
     }
 

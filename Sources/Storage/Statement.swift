@@ -52,14 +52,6 @@ public final class Statement {
         try check(rc)
     }
 
-    /// Binds a BLOB (copied).
-    public func bind(_ bytes: [UInt8], at index: Int32) throws(DatabaseError) {
-        let rc = bytes.withUnsafeBytes { raw in
-            sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), sqliteTransient)
-        }
-        try check(rc)
-    }
-
     /// Binds NULL.
     public func bindNull(at index: Int32) throws(DatabaseError) {
         try check(sqlite3_bind_null(handle, index))
@@ -118,17 +110,6 @@ public final class Statement {
 
     /// The column as a REAL, `nil` for NULL.
     public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
-    /// The column as an integer, `nil` for NULL.
-    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-
-    /// The column's bytes, `nil` for NULL, empty for an empty BLOB.
-    public func blob(_ column: Int32) -> [UInt8]? {
-        if isNull(column) { return nil }
-        // SQLite returns a null pointer for an empty blob.
-        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
-    }
 
     private func check(_ rc: Int32) throws(DatabaseError) {
         try connection.check(rc, sql: sql)

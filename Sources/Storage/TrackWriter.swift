@@ -79,9 +79,6 @@ public final class TrackWriter: Sendable {
     @discardableResult
     public func recordHealth(_ sample: NodeHealth) -> WriteOutcome { state.enqueue(.health(sample)) }
 
-    @discardableResult
-    public func recordReading(_ reading: RawReading) -> WriteOutcome { state.enqueue(.reading(reading)) }
-
     /// Drops what the writer keeps for a device (its key, last_seen, last point for thinning)
     /// once the writes already queued for it are committed. Call it when the device is gone
     /// for good, as the aggregator does for a device the engine forgot: else every device

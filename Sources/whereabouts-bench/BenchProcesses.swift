@@ -91,12 +91,6 @@ final class ChildProcess: @unchecked Sendable {
         process.waitUntilExit()
         ChildProcess.running.withLock { _ = $0.remove(pid); _ = $0.remove(measured) }
     }
-
-    func waitForExit(timeout: Double) -> Bool {
-        let deadline = wallSeconds() + timeout
-        while process.isRunning && wallSeconds() < deadline { usleep(20_000) }
-        return !process.isRunning
-    }
 }
 
 /// A private mosquitto on 127.0.0.1 and a free port, configured to queue rather than drop

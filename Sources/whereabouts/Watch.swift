@@ -5,19 +5,20 @@ import Options
 import Synchronization
 import Wire
 
+let watchCommand = Command(
+    name: "whereabouts watch",
+    abstract: "print zone enter/exit events as they happen and a live room table",
+    usage: ["whereabouts watch [--broker URL] [--prefix P] [--table-every S] [--for S]"],
+    options: [
+        .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
+        .value("prefix", "P", help: "Topic prefix.", default: "whereabouts"),
+        .value("table-every", "S", help: "Seconds between room tables (0: never).", default: "10"),
+        .value("for", "S", help: "Stop after this many seconds (default: until Ctrl-C)."),
+    ])
+
 /// `whereabouts watch`: zone events as they happen and a table of who is where, live.
 func runWatch(_ arguments: [String]) -> Int32 {
-    let command = Command(
-        name: "whereabouts watch",
-        abstract: "print zone enter/exit events as they happen and a live room table",
-        usage: ["whereabouts watch [--broker URL] [--prefix P] [--table-every S] [--for S]"],
-        options: [
-            .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
-            .value("prefix", "P", help: "Topic prefix.", default: "whereabouts"),
-            .value("table-every", "S", help: "Seconds between room tables (0: never).", default: "10"),
-            .value("for", "S", help: "Stop after this many seconds (default: until Ctrl-C)."),
-        ])
-    return runTool(command, arguments: arguments) { args in
+    runTool(watchCommand, arguments: arguments) { args in
         let url = try args.require("broker")
         let broker: BrokerURL
         do throws(MQTTError) { broker = try BrokerURL(parsing: url) } catch {

@@ -58,14 +58,13 @@ import Testing
         let r = try report(B.eddystone(0x20, [0x00, 0x0B, 0xB8, 0x18, 0x80, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x58]))
         guard case .eddystoneTLM(.plain(let tlm))? = r.frame else { Issue.record("no TLM"); return }
         #expect(tlm.batteryMillivolts == 3000)
-        #expect(tlm.batteryVolts == 3.0)
         #expect(tlm.temperature == 24.5)
         #expect(tlm.advertisingCount == 256)
         #expect(tlm.uptimeDeciseconds == 600)
         #expect(r.txPower == nil)
         let unsupported = try report(B.eddystone(0x20, [0x00, 0x00, 0x00, 0x80, 0x00] + [UInt8](repeating: 0, count: 8)))
         guard case .eddystoneTLM(.plain(let none))? = unsupported.frame else { Issue.record("no TLM"); return }
-        #expect(none.temperature == nil && none.batteryVolts == nil)
+        #expect(none.temperature == nil && none.batteryMillivolts == 0)
     }
 
     @Test func encryptedTelemetry() throws {

@@ -13,7 +13,7 @@ import Testing
         #expect(reports.map(\.header.address.description) == ["aa:bb:cc:dd:ee:ff", "c0:ff:ee:00:00:01"])
         #expect(reports.map(\.header.rssi) == [-50, -90])
         #expect(reports[1].header.isScanResponse && !reports[0].header.isScanResponse)
-        #expect(reports[0].header.isConnectable && reports[0].header.isScannable)
+        #expect(reports.map(\.header.eventType) == [0, 4])
     }
 
     @Test func truncatedSecondReportKeepsTheFirst() {
@@ -55,7 +55,7 @@ import Testing
         let report = try #require(AdvertisingReport.decode(h4: packet).reports.first)
         let h = report.header
         #expect(h.format == .extended && h.eventType == eventType)
-        #expect(h.isConnectable && h.isScannable && h.isDirected && !h.isScanResponse && !h.isLegacyPDU)
+        #expect(h.isDirected && !h.isScanResponse)
         #expect(h.dataStatus == .truncated)
         #expect(h.primaryPHY == 3 && h.secondaryPHY == 2 && h.sid == 5)
         #expect(h.reportedTxPower == -4 && h.rssi == -77 && h.periodicInterval == 0x0640)
@@ -67,7 +67,7 @@ import Testing
     @Test func extendedLegacyPDUBitAndMissingRSSI() throws {
         let packet = B.extendedEvent([B.extendedReport(eventType: 0x0013, address: 0xD00000000001, txPower: 127, rssi: 127, data: [])])
         let h = try #require(AdvertisingReport.decode(h4: packet).reports.first).header
-        #expect(h.isLegacyPDU && h.isConnectable && h.isScannable)
+        #expect(h.format == .extended && h.eventType == 0x0013)
         #expect(h.rssi == nil && h.reportedTxPower == nil && h.directAddress == nil)
     }
 

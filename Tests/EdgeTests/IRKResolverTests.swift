@@ -77,8 +77,9 @@ struct IRKResolverTests {
         let nrpa = BluetoothAddress(rawValue: 0x1234_5678_9ABC)
         let heard: [(BluetoothAddress, Int8)] = [(first, -60), (other, -61), (nrpa, -62), (second, -63), (first, -64)]
         for (i, (address, rssi)) in heard.enumerated() {
-            let packet = [HCIPacketType.event.rawValue] + AdvertisingReport.legacyEvent(
-                eventType: 0, addressType: .randomDevice, address: address, data: [0x02, 0x01, 0x1A], rssi: rssi)
+            var packet = [HCIPacketType.event.rawValue]
+            AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: address,
+                                                data: [0x02, 0x01, 0x1A], rssi: rssi, to: &packet)
             packet.withUnsafeBytes { pipeline.handle(h4: $0, at: 100 + Double(i)) }
         }
         #expect(readings.map(\.id) == Array(repeating: "irk:ec0234a357c8ad05341010a60a397d9b", count: 3))
@@ -92,8 +93,9 @@ struct IRKResolverTests {
         var readings: [Reading] = []
         let pipeline = Pipeline(rules: ReadingFilter.Rules(exclude: [Glob("irk:*")]), counters: EdgeCounters(), printer: nil,
                                 resolver: try IRKResolver(keys: [known]), deliver: { readings.append($0) })
-        let packet = [HCIPacketType.event.rawValue] + AdvertisingReport.legacyEvent(
-            eventType: 0, addressType: .randomDevice, address: try rpa(known, 5), data: [], rssi: -50)
+        var packet = [HCIPacketType.event.rawValue]
+        AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: try rpa(known, 5),
+                                            data: [UInt8](), rssi: -50, to: &packet)
         packet.withUnsafeBytes { pipeline.handle(h4: $0, at: 1) }
         #expect(readings.isEmpty)
     }

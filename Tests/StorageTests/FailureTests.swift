@@ -50,7 +50,7 @@ enum Mounts {
         #expect(eventually { writer.statistics.status == .readOnly }, "\(log.all)")
         #expect(writer.statistics.writeErrors > 0)
         #expect(writer.statistics.queueDepth == 30)  // kept, not lost
-        #expect(log.contains("writes failing (read_only)"))
+        #expect(eventually { log.contains("writes failing (read_only)") })
         if asRoot {
             try Mounts.mount(["-o", "remount,bind,rw", place])
         } else {
@@ -81,7 +81,7 @@ enum Mounts {
         #expect(fill.status != 0 && fill.err.contains("No space"))
         for i in 1...5_000 { writer.record(point("dev-\(i % 50)", Double(i), x: Double(i))) }
         #expect(eventually { writer.statistics.status == .diskFull })
-        #expect(log.contains("writes failing (disk_full)"))
+        #expect(eventually { log.contains("writes failing (disk_full)") })
         #expect(!writer.flush(timeout: 0.3))
         try FileManager.default.removeItem(atPath: filler)
         #expect(writer.flush(timeout: 10))

@@ -20,7 +20,6 @@ import Testing
             writer.openVisit(Visit(device: "a", zone: "kitchen", floor: nil, enter: .infinity)),
             writer.closeVisit(Visit(device: "a", zone: "kitchen", floor: nil, enter: 100), at: .nan),
             writer.recordHealth(NodeHealth(node: "n1", t: .nan, adverts: 1, dropped: 0, buffered: 0, online: true)),
-            writer.recordReading(RawReading(node: "n1", device: "a", t: -.infinity, rssi: -60, tx: nil)),
             writer.deviceSeen(id: "b", name: nil, t: .nan),
         ]
         #expect(refused.allSatisfy { $0 == .invalid })

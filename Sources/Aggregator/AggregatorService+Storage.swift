@@ -1,0 +1,65 @@
+import MQTT
+import Storage
+
+/// Opening the database at start: created and migrated, visits a crash left open closed,
+/// the writer's metrics registered.
+extension AggregatorService {
+    func openStorage(_ path: String) throws {
+        // Created and migrated here, so a database that cannot be opened stops the start
+        // with a clear message, and the recovery below reads a complete schema.
+        try Schema.prepare(path: path)
+        var configuration = WriterConfiguration()
+        configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
+        let log = self.log
+        let commits = metrics.storageCommits
+        let box = WriterBox()
+        let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
+                                 onCommit: { [weak self] ticket in
+                                     // On the writer thread, after the commit: its duration is the latest.
+                                     if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
+                                     guard let self else { return }
+                                     self.work.async { self.releasePending(upTo: ticket) }
+                                 })
+        box.writer = writer
+        self.writer = writer
+        registerStorageMetrics(writer)
+        try recoverOpenVisits(writer)
+    }
+
+    /// Visits a crash left open are closed at the device's last track point, and their exits
+    /// published once stored, so every `enter` still gets exactly one `exit`.
+    private func recoverOpenVisits(_ writer: TrackWriter) throws {
+        let open = try writer.openVisits()
+        guard !open.isEmpty else { return }
+        log("closing \(open.count) visit(s) left open by an unclean stop")
+        var last: UInt64 = 0
+        var messages: [MQTTMessage] = []
+        for visit in open {
+            if let ticket = writer.closeVisit(visit).ticket { last = max(last, ticket) }
+            messages.append(core.recoveredExit(visit.visit, at: visit.closeAt))
+        }
+        _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
+        recovered = messages
+    }
+
+    private func registerStorageMetrics(_ writer: TrackWriter) {
+        let r = metrics.registry
+        r.collect("whereabouts_storage_queue_depth", "Writes waiting for the database.") { [([], Double(writer.statistics.queueDepth))] }
+        r.collect("whereabouts_storage_written_total", "Rows written to the database.", type: .counter) { [([], Double(writer.statistics.written))] }
+        r.collect("whereabouts_storage_dropped_total", "Writes refused because the queue was full.", type: .counter) { [([], Double(writer.statistics.droppedFull))] }
+        r.collect("whereabouts_storage_invalid_total", "Writes refused because a time, coordinate or confidence was not finite.", type: .counter) {
+            [([], Double(writer.statistics.invalid))]
+        }
+        r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
+        r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
+        r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }
+        r.collect("whereabouts_storage_cached_devices", "Devices the track writer keeps state for (forgotten ones leave).") {
+            [([], Double(writer.statistics.cachedDevices))]
+        }
+    }
+}
+
+/// Lets the writer's commit hook read the writer's statistics without owning it.
+private final class WriterBox: @unchecked Sendable {
+    weak var writer: TrackWriter?
+}
