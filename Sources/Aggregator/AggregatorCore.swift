@@ -39,7 +39,7 @@ final class AggregatorCore {
     private(set) var states: [String: DeviceUpdate] = [:]
     var nodesOnline: Set<String> = []
     /// The newest event time seen and the wall time it was seen at.
-    var eventClock: (event: Double, wall: Double)?
+    private(set) var eventClock: (event: Double, wall: Double)?
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
         self.site = site

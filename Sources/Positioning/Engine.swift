@@ -53,7 +53,7 @@ public final class Engine {
     public internal(set) var holds = 0
 
     /// Node beacon ids (`Node.beacon`) to the node sending them, looked up once per new id.
-    var beaconNodes: [String: Int32] = [:]
+    private(set) var beaconNodes: [String: Int32] = [:]
     /// Readings of node beacons by other nodes, kept for calibration; never tracked.
     public private(set) var beaconLinks: NodeBeaconLinks
     public private(set) var rejections = Rejections()
@@ -274,7 +274,6 @@ public final class Engine {
         lastRejection = reason
         return false
     }
-
 }
 
 /// A reading resolved to its device and link, waiting to be recorded (`Engine.record`).

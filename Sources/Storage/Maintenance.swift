@@ -4,7 +4,7 @@ public struct RetentionPolicy: Sendable, Equatable {
     /// Closed visits, by their exit time; open visits are never removed.
     public var visits: Double?
     public var nodeHealth: Double?
-    /// Raw readings are for debugging and replays: kept a short while.
+    /// The `readings` table, no longer written (files made before may hold rows): kept a short while.
     public var readings: Double?
     /// Track points older than this keep one point per `downsampleInterval` per device.
     public var downsampleAfter: Double?

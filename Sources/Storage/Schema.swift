@@ -1,5 +1,5 @@
 /// The track store's schema. Times are REAL Unix seconds; devices and nodes are referred to by
-/// an integer key so the busy tables (track points, readings) stay small.
+/// an integer key so the busy tables (track points, visits) stay small.
 public enum Schema {
     /// Every migration of the track store, oldest first.
     public static let migrator = Migrator([
