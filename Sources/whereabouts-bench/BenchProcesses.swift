@@ -19,7 +19,7 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = stdout ?? FileHandle.nullDevice
         process.standardError = stderr ?? FileHandle.nullDevice
         try process.run()
-        ChildProcess.running.withLock { $0.insert(process.processIdentifier) }
+        _ = ChildProcess.running.withLock { $0.insert(process.processIdentifier) }
         ChildProcess.stopOnSignals
     }
 
