@@ -1,0 +1,143 @@
+import Wire
+
+/// The oracle's search: the channel's own `-pathLoss - obstruction` tabulated per node over
+/// a grid of each floor, once per floor and device height, a bounded scan of the grid for its
+/// best cells, and Gauss–Newton from each of them on the exact model (walls evaluated where
+/// the step lands), so the fix is the global optimum of the least squares, not a grid cell.
+struct OracleGrid {
+    let channel: Channel
+    let step: Double
+    /// The best cells refined: more than one, since two basins can be a grid step apart in cost.
+    static let starts = 3
+
+    /// One floor's cells: centres `min + (i + ½)·step`, row-major, and per cell every node's
+    /// obstruction (walls or floors), node-contiguous.
+    private struct Floor {
+        var origin: Point2
+        var columns: Int
+        var rows: Int
+        var obstruction: [Double]
+        var cells: Int { columns * rows }
+    }
+
+    private var floors: [Int: Floor] = [:]
+    /// Per floor and height (bit pattern): `-pathLoss - obstruction` per cell and node.
+    private var gains: [Key: [Double]] = [:]
+    private struct Key: Hashable { var floor: Int; var z: UInt64 }
+
+    init(channel: Channel, step: Double) {
+        self.channel = channel
+        self.step = step
+    }
+
+    private var nodeCount: Int { channel.world.site.nodes.count }
+
+    private func centre(_ f: Floor, _ c: Int) -> Point2 {
+        Point2(f.origin.x + (Double(c % f.columns) + 0.5) * step, f.origin.y + (Double(c / f.columns) + 0.5) * step)
+    }
+
+    private mutating func floor(_ index: Int) -> Floor {
+        if let f = floors[index] { return f }
+        let bounds = channel.world.site.floors[index].bounds
+        var f = Floor(origin: bounds.min.xy, columns: max(Int(((bounds.max.x - bounds.min.x) / step).rounded(.up)), 1),
+                      rows: max(Int(((bounds.max.y - bounds.min.y) / step).rounded(.up)), 1), obstruction: [])
+        f.obstruction.reserveCapacity(f.cells * nodeCount)
+        for c in 0..<f.cells {
+            let p = centre(f, c)
+            for n in 0..<nodeCount { f.obstruction.append(channel.obstruction(p, floor: index, node: n)) }
+        }
+        floors[index] = f
+        return f
+    }
+
+    private mutating func gains(_ index: Int, z: Double) -> (Floor, [Double]) {
+        let f = floor(index)
+        let key = Key(floor: index, z: z.bitPattern)
+        if let g = gains[key] { return (f, g) }
+        var g = f.obstruction
+        for c in 0..<f.cells {
+            let p = centre(f, c)
+            for n in 0..<nodeCount { g[c * nodeCount + n] = -channel.pathLoss(Point3(p.x, p.y, z), node: n) - g[c * nodeCount + n] }
+        }
+        gains[key] = g
+        return (f, g)
+    }
+
+    /// The least-squares position on `floor` at height `z` for mean RSSI `targets` (less the
+    /// model's power at 1 m) heard by `nodes`. With no node heard, the floor's centre.
+    mutating func fix(targets: [Double], nodes: [Int], floor index: Int, z: Double) -> Point2 {
+        let (f, g) = gains(index, z: z)
+        guard !nodes.isEmpty else { return centre(f, f.cells / 2) }
+        // The loudest first: they change most from cell to cell, so a poor cell exceeds the
+        // bound after a few nodes.
+        let order = nodes.indices.sorted { targets[$0] > targets[$1] }
+        let columns = order.map { nodes[$0] }, wanted = order.map { targets[$0] }
+        var best: [(cost: Double, cell: Int)] = []
+        for c in 0..<f.cells {
+            let bound = best.count < Self.starts ? Double.infinity : best[best.count - 1].cost
+            let base = c * nodeCount
+            var cost = 0.0
+            for j in columns.indices {
+                let d = wanted[j] - g[base + columns[j]]
+                cost += d * d
+                if cost >= bound { break }
+            }
+            guard cost < bound else { continue }
+            let at = best.firstIndex { $0.cost > cost } ?? best.count
+            best.insert((cost, c), at: at)
+            if best.count > Self.starts { best.removeLast() }
+        }
+        var fix = centre(f, best[0].cell), fixCost = Double.infinity
+        for start in best {
+            let (p, cost) = refine(from: centre(f, start.cell), targets: wanted, nodes: columns, floor: index, z: z)
+            if cost < fixCost { fix = p; fixCost = cost }
+        }
+        return fix
+    }
+
+    /// The exact cost at `p`: walls along each line evaluated there, not read from the grid.
+    private func cost(_ p: Point2, targets: [Double], nodes: [Int], floor: Int, z: Double) -> Double {
+        var sum = 0.0
+        for (j, n) in nodes.enumerated() {
+            let d = targets[j] + channel.pathLoss(Point3(p.x, p.y, z), node: n) + channel.obstruction(p, floor: floor, node: n)
+            sum += d * d
+        }
+        return sum
+    }
+
+    /// Levenberg–Marquardt on (x, y) from `start`, kept inside the floor's bounds; walls are
+    /// steps in the model, so only the path loss has a slope, and a step is kept only when the
+    /// exact cost falls.
+    private func refine(from start: Point2, targets: [Double], nodes: [Int], floor: Int, z: Double) -> (Point2, Double) {
+        let bounds = channel.world.site.floors[floor].bounds
+        var p = start, current = cost(p, targets: targets, nodes: nodes, floor: floor, z: z)
+        var lambda = 1e-3
+        for _ in 0..<40 {
+            var a = 0.0, b = 0.0, c = 0.0, gx = 0.0, gy = 0.0
+            for (j, n) in nodes.enumerated() {
+                let node = channel.world.site.nodes[n].point
+                let dx = p.x - node.x, dy = p.y - node.y, dz = z - node.z
+                let squared = dx * dx + dy * dy + dz * dz
+                // d(-slope·log10 d)/dx; flat inside the 0.1 m the path loss is clamped at.
+                let k = squared > 0.01 ? -channel.slope / (Elementary.ln10 * squared) : 0
+                let jx = k * dx, jy = k * dy
+                let r = targets[j] + channel.pathLoss(Point3(p.x, p.y, z), node: n) + channel.obstruction(p, floor: floor, node: n)
+                a += jx * jx; b += jx * jy; c += jy * jy; gx += jx * r; gy += jy * r
+            }
+            let a1 = a * (1 + lambda), c1 = c * (1 + lambda), det = a1 * c1 - b * b
+            guard det > 1e-18 else { break }
+            let sx = (c1 * gx - b * gy) / det, sy = (a1 * gy - b * gx) / det
+            let next = Point2(min(max(p.x + sx, bounds.min.x), bounds.max.x), min(max(p.y + sy, bounds.min.y), bounds.max.y))
+            let nextCost = cost(next, targets: targets, nodes: nodes, floor: floor, z: z)
+            if nextCost < current {
+                let moved = abs(next.x - p.x) + abs(next.y - p.y)
+                p = next; current = nextCost; lambda = max(lambda / 10, 1e-9)
+                if moved < 1e-5 { break }
+            } else {
+                lambda *= 10
+                if lambda > 1e6 { break }
+            }
+        }
+        return (p, current)
+    }
+}
