@@ -53,8 +53,8 @@ struct Channel: Sendable {
 
     /// `10·n·log10(d)`, the distance `d` to node `n` (3-D) at least 0.1 m.
     func pathLoss(_ p: Point3, node n: Int) -> Double {
-        let node = world.site.nodes[n]
-        let dx = node.point.x - p.x, dy = node.point.y - p.y, dz = node.point.z - p.z
+        let node = world.nodePoints[n]
+        let dx = node.x - p.x, dy = node.y - p.y, dz = node.z - p.z
         let horizontal = (dx * dx + dy * dy).squareRoot()
         let distance = max((horizontal * horizontal + dz * dz).squareRoot(), 0.1)
         return slope * Elementary.log10(distance)
@@ -65,7 +65,7 @@ struct Channel: Sendable {
     func obstruction(_ p: Point2, floor: Int, node n: Int) -> Double {
         let nodeFloor = world.nodeFloors[n]
         if nodeFloor == floor {
-            return world.wallLoss(floor, p, world.site.nodes[n].point.xy, doorWidth: effects.doorWidth)
+            return world.wallLoss(floor, p, world.nodePoints[n].xy, doorWidth: effects.doorWidth)
         }
         return effects.floorLoss * Double(abs(world.levels[nodeFloor] - world.levels[floor]))
     }
@@ -78,8 +78,8 @@ struct Channel: Sendable {
     /// dB the carrier's body takes from node `n`: all of `bodyLoss` when the node is straight
     /// behind the walker, none when ahead.
     func body(_ state: Track.State, bodyLoss: Double, node n: Int) -> Double {
-        let node = world.site.nodes[n]
-        let dx = node.point.x - state.position.x, dy = node.point.y - state.position.y
+        let node = world.nodePoints[n]
+        let dx = node.x - state.position.x, dy = node.y - state.position.y
         let horizontal = (dx * dx + dy * dy).squareRoot()
         guard bodyLoss > 0, horizontal > 1e-6 else { return 0 }
         let facing = (dx * state.heading.x + dy * state.heading.y) / horizontal
@@ -107,8 +107,8 @@ struct Channel: Sendable {
     /// Whether node `n` cannot hear a device at `state` even on its luckiest packet, so the
     /// walls and fields need not be computed.
     func outOfRange(_ state: Track.State, txPower: Double, node n: Int) -> Bool {
-        let node = world.site.nodes[n]
-        let dx = node.point.x - state.position.x, dy = node.point.y - state.position.y, dz = node.point.z - state.position.z
+        let node = world.nodePoints[n]
+        let dx = node.x - state.position.x, dy = node.y - state.position.y, dz = node.z - state.position.z
         let distance = max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.1)
         let best = txPower + rxOffsets[n] - slope * Elementary.log10(distance) + 4 * effects.shadowingSD + 15
         return best < effects.sensitivity

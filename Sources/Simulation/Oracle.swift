@@ -46,13 +46,14 @@ extension Simulation {
     /// `period` of true time while a device (not a node's beacon) is present, each node's
     /// mean RSSI (no fading, no loss), the nodes whose full mean reaches the sensitivity,
     /// and the maximum-likelihood position under equal Gaussian errors in dB (least squares)
-    /// on the device's true floor at its true height: a global search over a grid of the floor
-    /// (`gridStep` m, path loss and walls per node and cell tabulated once), then Gauss–Newton
-    /// from the best cells. A device whose state has not changed since the last sample keeps
-    /// its fixes, as the means have not changed either.
-    public func oracle(_ variants: [OracleVariant], period: Double = 1, gridStep: Double = 0.25) -> [OracleSample] {
+    /// on the device's true floor at its true height: a global search over a grid of about
+    /// `gridPoints` points per floor (path loss and walls per node and point tabulated once),
+    /// then Levenberg–Marquardt and a compass search from the best distinct points. A device
+    /// whose state has not changed since the last sample keeps its fixes, as the means have not
+    /// changed either.
+    public func oracle(_ variants: [OracleVariant], period: Double = 1, gridPoints: Int = 20_000) -> [OracleSample] {
         let state = makeState()
-        var grid = OracleGrid(channel: state.channel, step: gridStep)
+        var grid = OracleGrid(channel: state.channel, points: gridPoints)
         var out: [OracleSample] = []
         for device in state.devices where device.spec.beaconOf == nil {
             var last: (state: Track.State, sample: OracleSample)?
