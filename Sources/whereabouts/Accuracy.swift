@@ -43,8 +43,10 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
         let scenarios = args.string("scenarios") ?? "tools/scenarios"
         var body = ""
         if scenarios != "none" {
-            let runs = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
-                                         pictures: args.string("pictures"), trace: args.string("trace"), options: engineOptions)
+            let simulated = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
+                                              pictures: args.string("pictures"), trace: args.string("trace"), options: engineOptions)
+            let runs = simulated.map(\.accuracy)
+            var ceilings = simulated.map(\.ceiling)
             bars += "Issue #6 (SPEC §4 on the simulated sites, committed seeds):"
                 + (runs.allSatisfy { $0.missedBars.isEmpty } ? " **met** on every scenario.\n" : " **not met**.\n")
             for run in runs {
@@ -56,11 +58,14 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             if count > 0 {
                 var reseeded: [(offset: UInt64, runs: [ScenarioAccuracy])] = []
                 for offset in 1...UInt64(count) {
-                    reseeded.append((offset, try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites",
-                                                               step: step, pictures: nil, seedOffset: offset, options: engineOptions)))
+                    let again = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites",
+                                                  step: step, pictures: nil, seedOffset: offset, options: engineOptions)
+                    reseeded.append((offset, again.map(\.accuracy)))
+                    ceilings += again.map(\.ceiling)
                 }
                 body += reseededMarkdown(reseeded) + "\n"
             }
+            body += simulatedCeilingMarkdown(ceilings) + "\n"
         }
         let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         if dir != "none" {
@@ -125,12 +130,12 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
 }
 
 /// Every scenario in `scenarios` simulated in memory on the site of the same name, through
-/// every locator; pictures written to `pictures` when given.
+/// every locator and the oracle (the model's ceiling); pictures written to `pictures` when given.
 func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?,
                    trace: String? = nil, seedOffset: UInt64 = 0,
-                   options engineOptions: EngineOptions = EngineOptions()) throws -> [ScenarioAccuracy] {
+                   options engineOptions: EngineOptions = EngineOptions()) throws -> [(accuracy: ScenarioAccuracy, ceiling: CeilingRow)] {
     let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
-    var runs: [ScenarioAccuracy] = []
+    var runs: [(accuracy: ScenarioAccuracy, ceiling: CeilingRow)] = []
     for file in files {
         let name = String(file.dropLast(".yaml".count))
         let site = try loadSite(path: "\(sites)/\(name).yaml")
@@ -146,7 +151,8 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         let truth = try GroundTruth(jsonLines: memory.truth)
         var options = engineOptions
         options.updateInterval = step
-        let run = ScenarioAccuracy(name: name, site: site, readings: try memory.readings(), truth: truth, options: options)
+        let readings = try memory.readings()
+        let run = ScenarioAccuracy(name: name, site: site, readings: readings, truth: truth, options: options)
         printError("\(name)\(seedOffset > 0 ? " (seed + \(seedOffset))" : ""): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
         if let pictures {
             try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
@@ -155,7 +161,9 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
             }
         }
         if let trace { writeTraces(run, truth: truth, to: trace) }
-        runs.append(run)
+        var ceiling = ceilingRow(simulation, run: run, truth: truth, seedOffset: seedOffset)
+        if seedOffset == 0 { ceiling.residuals = simulation.residuals(of: readings) }
+        runs.append((run, ceiling))
     }
     return runs
 }
