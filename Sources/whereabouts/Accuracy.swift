@@ -28,9 +28,11 @@ let accuracyCommand = Command(
         Simulated sites: each scenario is simulated in memory with its seed, its readings replayed
         in the order a subscriber gets them; position error (2-D), room errors, a room confusion
         matrix, room flips per device-hour while still, and the delay from a door crossing to the
-        enter event, against SPEC §4's bars. Real walks: the path-loss calibration (exponent,
-        reference power, one offset per receiver) is fitted leave-one-walk-out: for each walk,
-        only on the other walks. Errors are 2-D, against the ground truth at each update's time.
+        enter event, against SPEC §4's bars; beside them the model's ceiling, an oracle's
+        least-squares fix from each node's mean RSSI under the simulator's own model, with some
+        of the fixed errors known. Real walks: the path-loss calibration (exponent, reference
+        power, one offset per receiver) is fitted leave-one-walk-out: for each walk, only on the
+        other walks. Errors are 2-D, against the ground truth at each update's time.
         """)
 
 func runAccuracy(_ arguments: [String]) -> Int32 {
