@@ -43,24 +43,47 @@ struct Channel: Sendable {
     /// fading: path loss, walls or floors between, shadowing, the carrier's body, the
     /// node's receiver offset.
     func meanRSSI(_ state: Track.State, txPower: Double, bodyLoss: Double, node n: Int) -> Double {
-        let node = world.site.nodes[n]
-        let dx = node.point.x - state.position.x, dy = node.point.y - state.position.y, dz = node.point.z - state.position.z
+        // Each term in the order it was always added, so every draw's rounding stays the same.
+        var rssi = txPower + rxOffsets[n] - pathLoss(state.position, node: n)
+        rssi -= obstruction(state.position.xy, floor: state.floor, node: n)
+        rssi += shadowing(state.position.xy, floor: state.floor, node: n)
+        rssi -= body(state, bodyLoss: bodyLoss, node: n)
+        return rssi
+    }
+
+    /// `10·n·log10(d)`, the distance `d` to node `n` (3-D) at least 0.1 m.
+    func pathLoss(_ p: Point3, node n: Int) -> Double {
+        let node = world.nodePoints[n]
+        let dx = node.x - p.x, dy = node.y - p.y, dz = node.z - p.z
         let horizontal = (dx * dx + dy * dy).squareRoot()
         let distance = max((horizontal * horizontal + dz * dz).squareRoot(), 0.1)
-        var rssi = txPower + rxOffsets[n] - slope * Elementary.log10(distance)
+        return slope * Elementary.log10(distance)
+    }
+
+    /// dB lost between `p` on `floor` and node `n`: the walls crossed when the node stands on
+    /// that floor, else the floors between.
+    func obstruction(_ p: Point2, floor: Int, node n: Int) -> Double {
         let nodeFloor = world.nodeFloors[n]
-        if nodeFloor == state.floor {
-            rssi -= world.wallLoss(state.floor, state.position.xy, node.point.xy, doorWidth: effects.doorWidth)
-        } else {
-            rssi -= effects.floorLoss * Double(abs(world.levels[nodeFloor] - world.levels[state.floor]))
+        if nodeFloor == floor {
+            return world.wallLoss(floor, p, world.nodePoints[n].xy, doorWidth: effects.doorWidth)
         }
-        rssi += fields[n][state.floor].value(at: state.position.xy)
-        // The body is between phone and node when the node is behind the walker.
-        if bodyLoss > 0, horizontal > 1e-6 {
-            let facing = (dx * state.heading.x + dy * state.heading.y) / horizontal
-            rssi -= bodyLoss * (1 - facing) / 2
-        }
-        return rssi
+        return effects.floorLoss * Double(abs(world.levels[nodeFloor] - world.levels[floor]))
+    }
+
+    /// The shadowing (dB) of node `n`'s field for `floor` at `p`.
+    func shadowing(_ p: Point2, floor: Int, node n: Int) -> Double {
+        fields[n][floor].value(at: p)
+    }
+
+    /// dB the carrier's body takes from node `n`: all of `bodyLoss` when the node is straight
+    /// behind the walker, none when ahead.
+    func body(_ state: Track.State, bodyLoss: Double, node n: Int) -> Double {
+        let node = world.nodePoints[n]
+        let dx = node.x - state.position.x, dy = node.y - state.position.y
+        let horizontal = (dx * dx + dy * dy).squareRoot()
+        guard bodyLoss > 0, horizontal > 1e-6 else { return 0 }
+        let facing = (dx * state.heading.x + dy * state.heading.y) / horizontal
+        return bodyLoss * (1 - facing) / 2
     }
 
     /// One packet through the channel: Rician fading around `mean`, loss that grows as the
@@ -84,8 +107,8 @@ struct Channel: Sendable {
     /// Whether node `n` cannot hear a device at `state` even on its luckiest packet, so the
     /// walls and fields need not be computed.
     func outOfRange(_ state: Track.State, txPower: Double, node n: Int) -> Bool {
-        let node = world.site.nodes[n]
-        let dx = node.point.x - state.position.x, dy = node.point.y - state.position.y, dz = node.point.z - state.position.z
+        let node = world.nodePoints[n]
+        let dx = node.x - state.position.x, dy = node.y - state.position.y, dz = node.z - state.position.z
         let distance = max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.1)
         let best = txPower + rxOffsets[n] - slope * Elementary.log10(distance) + 4 * effects.shadowingSD + 15
         return best < effects.sensitivity

@@ -8,12 +8,22 @@ struct World: Sendable {
     let levels: [Int]
     /// Each node's floor index, and its position.
     let nodeFloors: [Int]
+    let nodePoints: [Point3]
+    /// Per floor, every wall's segments in the site's order, and where its doors are: the
+    /// channel walks them for every line it draws, so they are laid out flat once.
+    let segments: [[(p: Point2, q: Point2, attenuation: Double)]]
+    let doorPoints: [[Point2]]
 
     init(site: Site) {
         self.site = site
         let heights = Array(Set(site.floors.map(\.bounds.min.z))).sorted()
         levels = site.floors.map { f in heights.firstIndex(of: f.bounds.min.z) ?? 0 }
         nodeFloors = site.nodes.map { Self.floor(of: $0, in: site) }
+        nodePoints = site.nodes.map(\.point)
+        segments = site.floors.map { f in
+            f.walls.flatMap { wall in (1..<max(wall.points.count, 1)).map { (wall.points[$0 - 1], wall.points[$0], wall.attenuation) } }
+        }
+        doorPoints = site.floors.map { $0.doors.map(\.at) }
     }
 
     /// The floor a node stands on: of the floors it lists, the one whose height range holds it;
@@ -54,19 +64,19 @@ struct World: Sendable {
     /// dB of the walls of `floor` crossed by the line `a`–`b`. A crossing within
     /// `doorWidth / 2` of one of the floor's doors is the open door, and costs nothing.
     func wallLoss(_ floor: Int, _ a: Point2, _ b: Point2, doorWidth: Double) -> Double {
-        let f = site.floors[floor]
         var loss = 0.0
-        for wall in f.walls {
-            for i in 1..<max(wall.points.count, 1) {
-                let p = wall.points[i - 1], q = wall.points[i]
-                guard Segment.intersects(a, b, p, q) else { continue }
-                let crossing = World.crossing(a, b, p, q)
-                let throughDoor = f.doors.contains { door in
-                    let dx = door.at.x - crossing.x, dy = door.at.y - crossing.y
-                    return (dx * dx + dy * dy).squareRoot() <= doorWidth / 2
-                }
-                if !throughDoor { loss += wall.attenuation }
+        for wall in segments[floor] {
+            // Boxes apart (by more than `intersects`' tolerance) cannot cross: most walls of a
+            // large floor are skipped before the four orientations are computed.
+            guard min(a.x, b.x) <= max(wall.p.x, wall.q.x) + 1e-9, min(wall.p.x, wall.q.x) <= max(a.x, b.x) + 1e-9,
+                  min(a.y, b.y) <= max(wall.p.y, wall.q.y) + 1e-9, min(wall.p.y, wall.q.y) <= max(a.y, b.y) + 1e-9,
+                  Segment.intersects(a, b, wall.p, wall.q) else { continue }
+            let crossing = World.crossing(a, b, wall.p, wall.q)
+            let throughDoor = doorPoints[floor].contains { door in
+                let dx = door.x - crossing.x, dy = door.y - crossing.y
+                return (dx * dx + dy * dy).squareRoot() <= doorWidth / 2
             }
+            if !throughDoor { loss += wall.attenuation }
         }
         return loss
     }

@@ -92,18 +92,26 @@ public struct SiteScore: Sendable {
 
     /// Room enters during still periods, after they have settled.
     private mutating func countStillFlips(_ samples: [TruthSample], enters: [ZoneEvent]) {
+        for (from, to) in Self.stillPeriods(samples) {
+            stillSeconds += to - from - Self.settle
+            stillFlips += enters.filter { $0.t > from + Self.settle && $0.t <= to }.count
+        }
+    }
+
+    /// The spans (first and last sample time) a device stayed within 1 cm of one place for
+    /// `minimumStill` seconds or more; what counts as still is from `settle` seconds in.
+    public static func stillPeriods(_ samples: [TruthSample]) -> [(from: Double, to: Double)] {
+        var out: [(from: Double, to: Double)] = []
         var i = 0
         while i < samples.count {
             guard let p = samples[i].position else { i += 1; continue }
             var j = i + 1
             while j < samples.count, let q = samples[j].position, distance(p, q) < 0.01 { j += 1 }
             let from = samples[i].t, to = samples[j - 1].t
-            if to - from >= Self.minimumStill {
-                stillSeconds += to - from - Self.settle
-                stillFlips += enters.filter { $0.t > from + Self.settle && $0.t <= to }.count
-            }
+            if to - from >= Self.minimumStill { out.append((from, to)) }
             i = j
         }
+        return out
     }
 
     /// Delays from each lasting room change in the truth to the engine's enter into that room.
