@@ -22,6 +22,8 @@ let accuracyCommand = Command(
                default: "3"),
         .value("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s (an experiment; the default is the engine's).",
                default: "0.05"),
+        .value("calibration-prior", "DB", help: "The calibrating fit's prior spread of receivers (an experiment; 0: plain least squares).",
+               default: "2"),
     ],
     discussion: """
         Every locator (default, nearest, nelder-mead) runs on the same readings in the same run.
@@ -30,9 +32,11 @@ let accuracyCommand = Command(
         matrix, room flips per device-hour while still, and the delay from a door crossing to the
         enter event, against SPEC §4's bars; beside them the model's ceiling, an oracle's
         least-squares fix from each node's mean RSSI under the simulator's own model, with some
-        of the fixed errors known. Real walks: the path-loss calibration (exponent, reference
-        power, one offset per receiver) is fitted leave-one-walk-out: for each walk, only on the
-        other walks. Errors are 2-D, against the ground truth at each update's time.
+        of the fixed errors known; and what receiver calibration is worth: every locator again with
+        each node's true receiver offset as its rx_adj, and with the rx_adj `whereabouts calibrate`
+        fits from a separate simulation of the same site and seed in which only the nodes beacon.
+        Real walks: the path-loss calibration (exponent, reference power, one offset per receiver)
+        is fitted leave-one-walk-out: for each walk, only on the other walks. Errors are 2-D, against the ground truth at each update's time.
         """)
 
 func runAccuracy(_ arguments: [String]) -> Int32 {
@@ -40,15 +44,18 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
         let step = try args.double("step", in: 0.05...10) ?? 0.5
         var engineOptions = EngineOptions()
         engineOptions.acceleration = try args.double("acceleration", in: 0...1e12) ?? engineOptions.acceleration
+        let priorSD = try args.double("calibration-prior", in: 0...100) ?? NodeBeaconCalibration.receiverSpread
         var markdown = accuracyHeader
         var bars = "## Bars in this run\n\n"
         let scenarios = args.string("scenarios") ?? "tools/scenarios"
         var body = ""
         if scenarios != "none" {
             let simulated = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites", step: step,
-                                              pictures: args.string("pictures"), trace: args.string("trace"), options: engineOptions)
+                                              pictures: args.string("pictures"), trace: args.string("trace"), priorSD: priorSD,
+                                              options: engineOptions)
             let runs = simulated.map(\.accuracy)
             var ceilings = simulated.map(\.ceiling)
+            var calibrations = simulated.map(\.calibration)
             bars += "Issue #6 (SPEC §4 on the simulated sites, committed seeds):"
                 + (runs.allSatisfy { $0.missedBars.isEmpty } ? " **met** on every scenario.\n" : " **not met**.\n")
             for run in runs {
@@ -61,13 +68,15 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
                 var reseeded: [(offset: UInt64, runs: [ScenarioAccuracy])] = []
                 for offset in 1...UInt64(count) {
                     let again = try simulatedRuns(scenarios: scenarios, sites: args.string("sites") ?? "tools/sites",
-                                                  step: step, pictures: nil, seedOffset: offset, options: engineOptions)
+                                                  step: step, pictures: nil, seedOffset: offset, priorSD: priorSD, options: engineOptions)
                     reseeded.append((offset, again.map(\.accuracy)))
                     ceilings += again.map(\.ceiling)
+                    calibrations += again.map(\.calibration)
                 }
                 body += reseededMarkdown(reseeded) + "\n"
             }
             body += simulatedCeilingMarkdown(ceilings) + "\n"
+            body += calibrationMarkdown(calibrations) + "\n"
         }
         let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         if dir != "none" {
@@ -134,10 +143,10 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
 /// Every scenario in `scenarios` simulated in memory on the site of the same name, through
 /// every locator and the oracle (the model's ceiling); pictures written to `pictures` when given.
 func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?,
-                   trace: String? = nil, seedOffset: UInt64 = 0,
-                   options engineOptions: EngineOptions = EngineOptions()) throws -> [(accuracy: ScenarioAccuracy, ceiling: CeilingRow)] {
+                   trace: String? = nil, seedOffset: UInt64 = 0, priorSD: Double = NodeBeaconCalibration.receiverSpread,
+                   options engineOptions: EngineOptions = EngineOptions()) throws -> [SimulatedRun] {
     let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
-    var runs: [(accuracy: ScenarioAccuracy, ceiling: CeilingRow)] = []
+    var runs: [SimulatedRun] = []
     for file in files {
         let name = String(file.dropLast(".yaml".count))
         let site = try loadSite(path: "\(sites)/\(name).yaml")
@@ -149,7 +158,7 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
             throw FileProblemsError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
         }
         var memory = MemorySimulation()
-        _ = simulation.run(into: &memory)
+        let summary = simulation.run(into: &memory)
         let truth = try GroundTruth(jsonLines: memory.truth)
         var options = engineOptions
         options.updateInterval = step
@@ -165,9 +174,18 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         if let trace { writeTraces(run, truth: truth, to: trace) }
         var ceiling = ceilingRow(simulation, run: run, truth: truth, seedOffset: seedOffset)
         if seedOffset == 0 { ceiling.residuals = simulation.residuals(of: readings) }
-        runs.append((run, ceiling))
+        let calibration = try calibrationRow(simulation, summary: summary, run: run, readings: readings, truth: truth,
+                                             seedOffset: seedOffset, priorSD: priorSD, options: options)
+        runs.append(SimulatedRun(accuracy: run, ceiling: ceiling, calibration: calibration))
     }
     return runs
+}
+
+/// One scenario and seed: every locator's figures, the oracle's, and calibration's.
+struct SimulatedRun {
+    var accuracy: ScenarioAccuracy
+    var ceiling: CeilingRow
+    var calibration: CalibrationRow
 }
 
 /// Per locator, every update beside the truth at its time, and every room event, as CSV.

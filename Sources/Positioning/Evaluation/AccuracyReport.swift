@@ -90,9 +90,14 @@ private func scoreCells(_ run: ScenarioAccuracy, _ kind: LocatorKind) -> String 
         let missed = run.missedBars
         bars = missed.isEmpty ? "all met" : "**not met:** " + missed.joined(separator: ", ")
     }
-    return "\(triple(s.errors)) | \(percent(s.roomErrorRate)) (\(s.roomChecks > 0 ? fixed(s.roomErrorRateAtChanges * 100, 1) : "–")) | "
+    return scoreFigures(s) + " | \(bars) |\n"
+}
+
+/// A score's cells as the tables print them: errors, rooms, flips, door delay (no outer bars).
+public func scoreFigures(_ s: SiteScore) -> String {
+    "\(triple(s.errors)) | \(percent(s.roomErrorRate)) (\(s.roomChecks > 0 ? fixed(s.roomErrorRateAtChanges * 100, 1) : "–")) | "
         + "\(fixed(s.flipsPerHour, 2)) (\(s.stillFlips) in \(fixed(s.stillSeconds / 3600, 2)) h) | "
-        + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed | \(bars) |\n"
+        + "\(fixed(s.delay.median, 1)) / \(fixed(s.delay.p90, 1)), \(s.missed) of \(s.crossings) missed"
 }
 
 func confusionTable(_ s: SiteScore) -> String {

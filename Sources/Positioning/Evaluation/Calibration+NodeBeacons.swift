@@ -102,12 +102,25 @@ public struct NodeBeaconCalibration: Sendable {
     static let huber = 1.345
     static let robustSteps = 10
 
-    /// Fits the site from `links` (an engine's `beaconLinks`, node indices in `site.nodes` order).
-    public static func fit(site: Site, links: NodeBeaconLinks) -> Result<NodeBeaconCalibration, Failure> {
-        fit(site: site, links: links, robustSteps: robustSteps)
+    /// The spread (standard deviation, dB) of receivers' offsets around their mean that a fit
+    /// assumes before it sees a link: BLE adapters and antennas of one kind differ by about
+    /// this much. Each `rx_adj` is held toward 0 by it, as a prior: a node that hears few links,
+    /// each off by the shadowing at the sender (4 dB and more indoors), gets an `rx_adj` shrunk
+    /// toward 0 by as much as its links leave in doubt, where a plain least-squares fit would
+    /// follow those links' shadowing and could end further from the truth than 0 is.
+    public static let receiverSpread = 2.0
+
+    /// Fits the site from `links` (an engine's `beaconLinks`, node indices in `site.nodes` order),
+    /// each `rx_adj` held toward 0 by a prior of `receiverSpread` dB (nil: plain least squares).
+    public static func fit(site: Site, links: NodeBeaconLinks,
+                           receiverSpread: Double? = NodeBeaconCalibration.receiverSpread) -> Result<NodeBeaconCalibration, Failure> {
+        fit(site: site, links: links, robustSteps: robustSteps, receiverSpread: receiverSpread)
     }
 
-    static func fit(site: Site, links: NodeBeaconLinks, robustSteps: Int) -> Result<NodeBeaconCalibration, Failure> {
+    /// `linkSpread` (dB) fixes the links' spread the prior is weighed against; nil estimates it
+    /// from the residuals at each robust step (the first solve is then plain least squares).
+    static func fit(site: Site, links: NodeBeaconLinks, robustSteps: Int, receiverSpread: Double? = nil,
+                    linkSpread: Double? = nil) -> Result<NodeBeaconCalibration, Failure> {
         guard site.nodes.contains(where: { $0.beacon != nil }) else { return .failure(.noBeacons) }
         let geometry = SiteGeometry(site)
         var rows: [(from: Int, to: Int, readings: Int, median: Double, basis: Double, distance: Double, walls: Double, y: Double)] = []
@@ -137,12 +150,17 @@ public struct NodeBeaconCalibration: Sendable {
 
         // Least squares, then iteratively reweighted (Huber): a link the site's walls do not
         // explain (a missing wall, a node behind a fridge) pulls the fit less.
+        // The prior's weight is the links' variance over the receivers' (a ridge): a link counts
+        // as much as the prior when both spreads are equal.
+        func priorWeight(_ links: Double) -> Double { receiverSpread.map { links * links / ($0 * $0) } ?? 0 }
         var weights = [Double](repeating: 1, count: rows.count)
+        var prior = linkSpread.map(priorWeight) ?? 0
         var solution: (exponent: Double, intercepts: [Double])?
         var residuals = [Double](repeating: 0, count: rows.count)
         for step in 0...robustSteps {
             var system = ReceiverOffsetSystem(nodes: site.nodes.count)
             for (row, w) in zip(rows, weights) { system.add(node: row.to, basis: row.basis, y: row.y, weight: w) }
+            system.addSpreadPrior(nodes: fitted, weight: prior)
             guard let s = system.solve() else { return .failure(.distancesAlike) }
             solution = s
             residuals = rows.map { $0.y - s.intercepts[$0.to] - s.exponent * $0.basis }
@@ -158,8 +176,10 @@ public struct NodeBeaconCalibration: Sendable {
             let scale = 1.4826 * median(standardized)
             guard scale > 1e-9 else { break }
             let next = residuals.map { min(1, huber * scale / max(abs($0), 1e-12)) }
-            if zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-6 }) { break }
+            let nextPrior = priorWeight(linkSpread ?? scale)
+            if zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-6 }) && abs(nextPrior - prior) < 1e-6 { break }
             weights = next
+            prior = nextPrior
         }
         guard let solution else { return .failure(.distancesAlike) }
         guard (1...6).contains(solution.exponent) else { return .failure(.absorptionOutOfRange(solution.exponent)) }

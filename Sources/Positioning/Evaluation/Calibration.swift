@@ -100,6 +100,17 @@ struct ReceiverOffsetSystem {
         rows += 1
     }
 
+    /// A prior holding the intercepts of `nodes` toward their mean: `weight · Σ (b_j − b̄)²`
+    /// added to the squared residuals. The data fix only differences between intercepts, so
+    /// this holds each receiver's offset (`b̄ − b_j`) toward 0 and leaves their common level free.
+    mutating func addSpreadPrior(nodes held: [Int], weight: Double) {
+        guard weight > 0, !held.isEmpty else { return }
+        let share = 1 / Double(held.count)
+        for j in held {
+            for l in held { normal[(j + 1) * size + l + 1] += weight * ((j == l ? 1 : 0) - share) }
+        }
+    }
+
     /// The summed weight of `node`'s rows (their count when unweighted).
     func weight(ofNode node: Int) -> Double { normal[(node + 1) * size + node + 1] }
 

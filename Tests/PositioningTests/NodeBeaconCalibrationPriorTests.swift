@@ -1,0 +1,82 @@
+@testable import Positioning
+import Testing
+import Wire
+
+/// The prior that holds each fitted `rx_adj` toward 0 (`NodeBeaconCalibration.receiverSpread`).
+@Suite struct NodeBeaconCalibrationPriorTests {
+    /// Four beaconing nodes at the corners of a 6 × 3 m room, no walls: every node hears the
+    /// other three at 3 m, 6 m and 6.7 m, the same distances for each, so the exponent and the
+    /// offsets do not share information and the prior's effect can be worked out by hand.
+    func rectangle() -> Site {
+        var site = Site()
+        site.floors = [Floor(id: "room", name: "Room", bounds: (Point3(0, 0, 0), Point3(6, 3, 2.5)))]
+        let corners = [Point2(0, 0), Point2(6, 0), Point2(6, 3), Point2(0, 3)]
+        site.nodes = corners.enumerated().map { i, p in
+            Node(name: "n\(i)", point: Point3(p.x, p.y, 1.5), floors: ["room"], beacon: "mac:c2:00:00:00:00:0\(i)")
+        }
+        site.positioning.absorption = 2.5
+        return site
+    }
+
+    /// Links by the model (exponent 3, announced -59 dBm) with receiver `to` loud by
+    /// `offsets[to]` and each link off by `noise(from, to)`; 20 readings a link, the median
+    /// exact to the rounding of whole dBm.
+    func links(_ site: Site, offsets: [Double], noise: (Int, Int) -> Double = { _, _ in 0 }) -> NodeBeaconLinks {
+        var links = NodeBeaconLinks(nodeCount: site.nodes.count)
+        let model = PathLoss(exponent: 3)
+        for from in site.nodes.indices {
+            for to in site.nodes.indices where to != from {
+                let d = distance(site.nodes[from].point, site.nodes[to].point)
+                let rssi = model.rssi(distance: d, txRef: -59) + offsets[to] + noise(from, to)
+                for _ in 0..<20 { links.record(from: from, to: to, rssi: Int(rssi.rounded()), tx: -59) }
+            }
+        }
+        return links
+    }
+
+    /// Links that agree with each other give the offsets back with the prior on: the links'
+    /// spread, estimated from their residuals, is the rounding's, so the prior weighs next to nothing.
+    @Test func agreeingLinksGiveTheOffsetsBack() throws {
+        let site = rectangle()
+        let offsets = [3.0, -4.0, 2.5, -1.5]   // they sum to 0: the fit's gauge
+        let fit = try NodeBeaconCalibration.fit(site: site, links: links(site, offsets: offsets)).get()
+        for (node, offset) in zip(site.nodes, offsets) {
+            #expect(abs((fit.rxAdj[node.name] ?? .nan) + offset) < 0.5, "\(node.name): \(fit.rxAdj)")
+        }
+        #expect(abs(fit.absorption - 3) < 0.1, "\(fit.absorption)")
+    }
+
+    /// By hand: with every node hearing m = 3 links at the same distances, the prior's weight
+    /// λ = (link spread / receiver spread)² = (4 / 2)² = 4 shrinks each receiver's deviation
+    /// from the mean by m / (m + λ) = 3 / 7 and leaves the exponent alone: minimising
+    /// Σ (y − b_j − n·x)² + λ Σ (b_j − b̄)² over b_j gives m (ȳ_j − n·x̄ − b_j) = λ (b_j − b̄),
+    /// and x̄ is every node's.
+    @Test func thePriorShrinksEachOffsetByHowFewLinksItHas() throws {
+        let site = rectangle()
+        // Each link off by its own few dB, so the plain fit does not recover the offsets exactly.
+        let data = links(site, offsets: [3.0, -4.0, 2.5, -1.5]) { from, to in Double((from * 7 + to * 3) % 5) - 2 }
+        let plain = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0).get()
+        let held = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0, receiverSpread: 2, linkSpread: 4).get()
+        #expect(abs(held.absorption - plain.absorption) < 1e-9)
+        for node in site.nodes {
+            let p = try #require(plain.rxAdj[node.name]), h = try #require(held.rxAdj[node.name])
+            #expect(abs(h - p * 3 / 7) < 1e-9, "\(node.name): plain \(p), held \(h)")
+        }
+        #expect(plain.rxAdj.values.contains { abs($0) > 1 })
+    }
+
+    /// The links' spread estimated from their residuals: links that disagree (a few dB each,
+    /// as shadowing makes them) pull every fitted offset toward 0, and no offset's sign turns.
+    @Test func disagreeingLinksArePulledTowardZero() throws {
+        let site = rectangle()
+        let data = links(site, offsets: [3.0, -4.0, 2.5, -1.5]) { from, to in Double((from * 7 + to * 3) % 5) * 2 - 4 }
+        let plain = try NodeBeaconCalibration.fit(site: site, links: data, receiverSpread: nil).get()
+        let held = try NodeBeaconCalibration.fit(site: site, links: data).get()
+        for node in site.nodes {
+            let p = try #require(plain.rxAdj[node.name]), h = try #require(held.rxAdj[node.name])
+            #expect(abs(h) < abs(p) && h * p >= 0, "\(node.name): plain \(p), held \(h)")
+        }
+        let meanHeld = held.rxAdj.values.reduce(0, +) / Double(held.rxAdj.count)
+        #expect(abs(meanHeld) < 1e-9, "the gauge stays mean 0")
+    }
+}
