@@ -42,6 +42,11 @@ public struct OracleSample: Sendable {
 }
 
 extension Simulation {
+    /// The oracle's grid points per floor, unless told otherwise.
+    public static let oracleGridPoints = 20_000
+    /// The oracle grid's finest step (m): a small floor's grid is no finer than this.
+    public static let oracleFinestStep = 0.05
+
     /// The best any locator with this channel's exact model could do: at each whole
     /// `period` of true time while a device (not a node's beacon) is present, each node's
     /// mean RSSI (no fading, no loss), the nodes whose full mean reaches the sensitivity,
@@ -50,8 +55,10 @@ extension Simulation {
     /// `gridPoints` points per floor (path loss and walls per node and point tabulated once),
     /// then Levenberg–Marquardt and a compass search from the best distinct points. A device
     /// whose state has not changed since the last sample keeps its fixes, as the means have not
-    /// changed either.
-    public func oracle(_ variants: [OracleVariant], period: Double = 1, gridPoints: Int = 20_000) -> [OracleSample] {
+    /// changed either. `period` is clamped to at least a millisecond and `gridPoints` to at
+    /// least one (a period of 0 would have no end, a negative count no grid).
+    public func oracle(_ variants: [OracleVariant], period: Double = 1, gridPoints: Int = Simulation.oracleGridPoints) -> [OracleSample] {
+        let period = period.isFinite ? max(period, 0.001) : 1, gridPoints = max(gridPoints, 1)
         let state = makeState()
         var grid = OracleGrid(channel: state.channel, points: gridPoints)
         var out: [OracleSample] = []

@@ -11,7 +11,7 @@ struct OracleGrid {
     /// Grid points per floor: a small floor gets a fine grid (down to `finest`), a large one a
     /// coarser grid, at the same cost per search.
     let points: Int
-    static let finest = 0.05
+    static let finest = Simulation.oracleFinestStep
     /// The best points refined: more than one, since two basins can be a grid step apart in cost.
     static let starts = 3
 

@@ -94,6 +94,20 @@ private func triple(_ e: ErrorSummary) -> String {
 
 private func rate(_ r: Double) -> String { r.isNaN ? "–" : String(format: "%.1f %%", r * 100) }
 
+/// A number as the prose writes it: a true minus sign.
+private func minus(_ s: String) -> String { s.replacingOccurrences(of: "-", with: "−") }
+
+/// A whole number with thousands separated by commas, as the prose writes it.
+private func grouped(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+        out.append(c)
+    }
+    return (n < 0 ? "−" : "") + out
+}
+
 /// What the oracle is, above its table.
 let ceilingIntro = """
     ### The model's ceiling on each simulated site (an oracle, not a locator)
@@ -101,12 +115,13 @@ let ceilingIntro = """
     What a maximum-likelihood estimator with the simulator's exact model gets on these exact data. At each whole
     second of true time while a device is present: each node's **mean** RSSI from the simulator's own channel (no
     fading, no packet loss: what infinite averaging of a still device would give), the nodes whose full mean reaches
-    the sensitivity (−100 dBm), and the least-squares position in dB (equal Gaussian errors) under the channel's own
-    path loss (its exponent, walls with their open doorways, floors), on the device's true floor at its true height
-    (a 2-D search). The search: a grid of about 20,000 points per floor (0.05 m on the reference room, 0.06 m on the
-    flat and the house, 0.24 m on the office; path loss and walls per node and point tabulated once), then
-    Levenberg–Marquardt and a compass search on the exact model from the three best distinct points. Each row removes
-    one more fixed error: **engine's errors** keeps shadowing, body, receiver offsets and transmit error (the oracle's
+    the scenario's sensitivity (\(minus(String(format: "%.0f", ChannelEffects().sensitivity))) dBm unless it says
+    otherwise), and the least-squares position in dB (equal Gaussian errors) under the channel's own path loss (its
+    exponent, walls with their open doorways, floors), on the device's true floor at its true height (a 2-D search).
+    The search: a grid of about \(grouped(Simulation.oracleGridPoints)) points per floor (a step of √(area /
+    points), at least \(String(format: "%.2f", Simulation.oracleFinestStep)) m; path loss and walls per node and
+    point tabulated once), then Levenberg–Marquardt and a compass search on the exact model from the three best
+    distinct points. Each row removes one more fixed error: **engine's errors** keeps shadowing, body, receiver offsets and transmit error (the oracle's
     model has the announced power and the site's `rx_adj`, as the engine's); **offsets known** has each node's true
     offset and each device's true power; **shadowing only** subtracts the body too; the last two scale the same
     shadowing field down to 2 and 1 dB. Errors are 2-D, in metres, over every sample and over the samples in still

@@ -107,7 +107,7 @@ extension OracleTests {
     /// the oracle's on few distinct fits, and then by under 5 % of the cost: where the line to a
     /// node grazes a wall's end or a door's edge the cost has slivers thinner than any grid, and
     /// two places far apart can fit almost equally well.
-    @Test(arguments: ["reference", "flat"], [0, 1] as [UInt64])
+    @Test(arguments: ["reference", "flat", "house"], [0, 1] as [UInt64])
     func theFixIsTheGlobalOptimum(site: String, seedOffset: UInt64) throws {
         let sim = try Self.committed(site, duration: 1200, seedOffset: seedOffset)
         let state = sim.makeState()
