@@ -213,13 +213,28 @@ let calibrationIntro = """
     its median door delays move by 0.4 s at most (after `whereabouts calibrate` 0.9 s: house 5.2 → 4.3 s);
     `nearest`'s medians do not move (its position is a node's), `nelder-mead`'s fall 0.06 m on average, and
     the baselines' flips move a lot either way (`nelder-mead` on the committed flat 1 → 14 with true offsets
-    and 16 after calibrating, on the office 17 → 4 and 27). Why knowing the truth makes some rows worse was
-    not traced. These medians are a few devices' long stays, each fix's error there set by the shadowing where
-    the device stands (4 dB, fixed in space), and a change of the model by 2 dB a node moves such a fix by up
-    to a metre either way, as the open doorway and the soft wall did ("Tried and dropped"); an error the
-    offsets partly cancelled is then no longer cancelled. So against the oracle's 1.50 → 1.12 m on the flat
-    and 1.08 → 0.57 m on the house, the default gains 0.26 m on the flat and loses on the house: its priors
-    and the reference power it learns already take up most of what the offsets cost it.
+    and 16 after calibrating, on the office 17 → 4 and 27). Why knowing the truth makes the house worse was
+    traced on its committed seed (with trace hooks not in this report). Not the harness (each node's `rx_adj`
+    is exactly minus its offset, matched by name) nor the engine's use of `rx_adj` (added once to each reading
+    as it comes in, never again). The keys on the hall table at (5, 6), 0.85 → 1.86 m: the engine's walls are
+    all or nothing, so its cost jumps where a wall starts or stops blocking a node (the kitchen's node, heard
+    at about −96 dBm, fits only the 9 dB of walls the model puts west of the sight line past the wall's corner
+    at (6, 5)); the solver holds the walls fixed within a solve, steps across that line, and the floor's bounds
+    stop it on the north edge (y = 8), a fix the warm start then keeps. The true offsets (living 2.5 dB
+    quieter, hall-east 1.4 dB louder) favour that edge: 85 % of the keys' still solves end on it, against 39 %.
+    Under the engine's own cost the true offsets fit better (a brute-force minimum on a 0.05 m grid: median
+    error 0.67 → 0.56 m); the solver does not find that minimum (1.45 → 2.02 m). The dog's tag in its basket at
+    (8, 3), 0.84 → 1.32 m (and all of seed + 3's 2.4 → 18.5 % rooms: the dog put in the hall or the living
+    room from the kitchen's wall), is the model's own misfit: there the brute-force minimum itself moves away
+    from the truth (1.35 → 1.96 m), an error the wrong offsets happened to cancel. A solver that takes a step
+    only if the cost falls with the walls the new point sees (tried, not kept) took the house to 0.74 m (true
+    offsets 1.04 m), but house + 1 to 33.1 % rooms (the keys in the living room, where the engine's own minimum
+    lies just past the living room's wall), flat + 3 25.2 → 38.5 % and the office 1.18 → 1.29 m: by missing
+    some of its cost's minima today's solver also misses some wrong ones, as the open doorway and the soft wall
+    showed ("Tried and dropped"). So against the oracle's 1.50 → 1.12 m on the flat and 1.08 → 0.57 m on the
+    house, the default gains 0.26 m on the flat and loses on the house: with walls all or nothing in its model,
+    which of its cost's minima wins moves with 1–2 dB a node, and a wall model whose cost has no such steps is
+    what this points to (not built).
 
     The product's route delivers about what perfect offsets give. After `whereabouts calibrate` the default's
     median is lower than with the site's `rx_adj` on every seed of the flat (0.05–0.27 m; rooms 9.1 → 2.1
