@@ -7,10 +7,12 @@ import Wire
     /// Four beaconing nodes at the corners of a 6 × 3 m room, no walls: every node hears the
     /// other three at 3 m, 6 m and 6.7 m, the same distances for each, so the exponent and the
     /// offsets do not share information and the prior's effect can be worked out by hand.
-    func rectangle() -> Site {
+    func rectangle() -> Site { room([Point2(0, 0), Point2(6, 0), Point2(6, 3), Point2(0, 3)]) }
+
+    /// One wall-less room 8 × 8 m with a beaconing node at each of `corners`.
+    func room(_ corners: [Point2]) -> Site {
         var site = Site()
-        site.floors = [Floor(id: "room", name: "Room", bounds: (Point3(0, 0, 0), Point3(6, 3, 2.5)))]
-        let corners = [Point2(0, 0), Point2(6, 0), Point2(6, 3), Point2(0, 3)]
+        site.floors = [Floor(id: "room", name: "Room", bounds: (Point3(0, 0, 0), Point3(8, 8, 2.5)))]
         site.nodes = corners.enumerated().map { i, p in
             Node(name: "n\(i)", point: Point3(p.x, p.y, 1.5), floors: ["room"], beacon: "mac:c2:00:00:00:00:0\(i)")
         }
@@ -58,6 +60,8 @@ import Wire
         let plain = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0).get()
         let held = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0, receiverSpread: 2, linkSpread: 4).get()
         #expect(abs(held.absorption - plain.absorption) < 1e-9)
+        // The prior holds offsets about their mean, not the beacons' common level.
+        #expect(abs(held.beaconLevel - plain.beaconLevel) < 1e-9, "plain \(plain.beaconLevel), held \(held.beaconLevel)")
         for node in site.nodes {
             let p = try #require(plain.rxAdj[node.name]), h = try #require(held.rxAdj[node.name])
             #expect(abs(h - p * 3 / 7) < 1e-9, "\(node.name): plain \(p), held \(h)")
@@ -76,7 +80,39 @@ import Wire
             let p = try #require(plain.rxAdj[node.name]), h = try #require(held.rxAdj[node.name])
             #expect(abs(h) < abs(p) && h * p >= 0, "\(node.name): plain \(p), held \(h)")
         }
-        let meanHeld = held.rxAdj.values.reduce(0, +) / Double(held.rxAdj.count)
-        #expect(abs(meanHeld) < 1e-9, "the gauge stays mean 0")
+    }
+
+    /// By hand, where the nodes' distances differ: every node hears m = 3 links, so for a given
+    /// exponent n each intercept is b_j = (m·r_j + λ·r̄) / (m + λ), r_j = ȳ_j − n·x̄_j, and what is
+    /// left to minimise over n is Σ (y − ȳ_j − n·(x − x̄_j))² + κ·Σ_j (ȳ_j − ȳ̄ − n·(x̄_j − x̄̄))²,
+    /// κ = m·λ / (m + λ): the within-node slope (λ = 0) moves toward the pooled one (λ → ∞).
+    @Test func thePriorMovesTheExponentTowardThePooledSlope() throws {
+        let site = room([Point2(0, 0), Point2(5, 0), Point2(7, 4), Point2(1, 3)])
+        let noise: (Int, Int) -> Double = { from, to in Double((from * 7 + to * 3) % 5) - 2 }
+        let data = links(site, offsets: [3.0, -4.0, 2.5, -1.5], noise: noise)
+        // The rows as the fit sees them: x = −10·log10(d), y the whole-dBm median less the announced power.
+        let rows = site.nodes.indices.map { to in
+            site.nodes.indices.filter { $0 != to }.map { from -> (x: Double, y: Double) in
+                let d = distance(site.nodes[from].point, site.nodes[to].point)
+                let rssi = PathLoss(exponent: 3).rssi(distance: d, txRef: -59) + [3.0, -4.0, 2.5, -1.5][to] + noise(from, to)
+                return (-10 * Elementary.log10(d), rssi.rounded() + 59)
+            }
+        }
+        func mean(_ v: [Double]) -> Double { v.reduce(0, +) / Double(v.count) }
+        func exponent(lambda: Double) -> Double {
+            let kappa = 3 * lambda / (3 + lambda)
+            let xm = rows.map { mean($0.map(\.x)) }, ym = rows.map { mean($0.map(\.y)) }
+            var num = 0.0, den = 0.0
+            for (j, node) in rows.enumerated() {
+                for r in node { num += (r.x - xm[j]) * (r.y - ym[j]); den += (r.x - xm[j]) * (r.x - xm[j]) }
+                num += kappa * (xm[j] - mean(xm)) * (ym[j] - mean(ym)); den += kappa * (xm[j] - mean(xm)) * (xm[j] - mean(xm))
+            }
+            return num / den
+        }
+        let plain = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0).get()
+        let held = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0, receiverSpread: 2, linkSpread: 4).get()
+        #expect(abs(plain.absorption - exponent(lambda: 0)) < 1e-9, "plain \(plain.absorption)")
+        #expect(abs(held.absorption - exponent(lambda: 4)) < 1e-9, "held \(held.absorption)")
+        #expect(abs(held.absorption - plain.absorption) > 0.01, "the case must move the exponent: \(plain.absorption)")
     }
 }

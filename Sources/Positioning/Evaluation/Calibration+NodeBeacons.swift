@@ -47,6 +47,12 @@ public struct NodeBeaconCalibration: Sendable {
     public var fewReadings: Int
     public var acrossFloors: Int
     public var fewLinksIn: Int
+    /// The links' spread (robust SD, dB) the prior was weighed against: the plain robust fit's,
+    /// estimated once, before the prior.
+    public var linkSpread: Double
+    /// The prior's weight λ = (`linkSpread` / receivers' spread)², as many links' worth as it
+    /// holds each `rx_adj` toward 0 with; 0 for a plain fit.
+    public var priorWeight: Double
 
     /// A link heard fewer times is left out: near the sensitivity only the luckiest packets
     /// are heard at all, so its median is too loud.
@@ -110,23 +116,76 @@ public struct NodeBeaconCalibration: Sendable {
     /// follow those links' shadowing and could end further from the truth than 0 is.
     public static let receiverSpread = 2.0
 
+    /// The prior's weight at most, in links' worth: a node's offset is then held at 10⁻⁶ of its
+    /// plain fit's per link, 0 to any precision printed. Not a statistical limit but a numeric
+    /// one: a receivers' spread near 0 (10⁻³⁰⁰ dB) would make the weight overflow to infinity and
+    /// the fit NaN, and a weight beyond ~10⁸ drowns the links' terms in the normal equations.
+    static let maximumPriorWeight = 1e6
+
     /// Fits the site from `links` (an engine's `beaconLinks`, node indices in `site.nodes` order),
-    /// each `rx_adj` held toward 0 by a prior of `receiverSpread` dB (nil: plain least squares).
+    /// each `rx_adj` held toward 0 by a prior of `receiverSpread` dB (nil, 0 or less, or not
+    /// finite: plain least squares, no prior).
     public static func fit(site: Site, links: NodeBeaconLinks,
                            receiverSpread: Double? = NodeBeaconCalibration.receiverSpread) -> Result<NodeBeaconCalibration, Failure> {
         fit(site: site, links: links, robustSteps: robustSteps, receiverSpread: receiverSpread)
     }
 
-    /// `linkSpread` (dB) fixes the links' spread the prior is weighed against; nil estimates it
-    /// from the residuals at each robust step (the first solve is then plain least squares).
+    /// `linkSpread` (dB) fixes the links' spread the prior is weighed against; nil takes the
+    /// plain robust fit's scale.
     static func fit(site: Site, links: NodeBeaconLinks, robustSteps: Int, receiverSpread: Double? = nil,
                     linkSpread: Double? = nil) -> Result<NodeBeaconCalibration, Failure> {
         guard site.nodes.contains(where: { $0.beacon != nil }) else { return .failure(.noBeacons) }
+        let problem: LinkRows
+        switch LinkRows.make(site: site, links: links) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let rows): problem = rows
+        }
+        // Empirical Bayes, in its usual order: the links' spread from the fit without the prior,
+        // then the prior at that fixed weight. Re-estimated from the fit with the prior, the
+        // spread would feed on itself: the part of each offset the prior shrinks away lands in
+        // the residuals, raising the spread, the weight, and the shrinking.
+        guard let plain = problem.robustFit(prior: 0, steps: robustSteps) else { return .failure(.distancesAlike) }
+        let spread = linkSpread ?? plain.scale
+        var fit = plain, weight = 0.0
+        if let receivers = receiverSpread, receivers > 0, receivers.isFinite {
+            weight = min((spread / receivers) * (spread / receivers), maximumPriorWeight)
+            guard let held = problem.robustFit(prior: weight, steps: robustSteps) else { return .failure(.distancesAlike) }
+            fit = held
+        }
+        guard (1...6).contains(fit.exponent) else { return .failure(.absorptionOutOfRange(fit.exponent)) }
+        return .success(problem.calibration(fit, site: site, linkSpread: spread, priorWeight: weight))
+    }
+
+    fileprivate static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let m = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2
+    }
+}
+
+/// The links a fit uses, one row each, and the nodes whose `rx_adj` they fit.
+private struct LinkRows {
+    typealias Row = (from: Int, to: Int, readings: Int, median: Double, basis: Double, distance: Double, walls: Double, y: Double)
+    var rows: [Row]
+    var nodeCount: Int
+    var linksIn: [Int]
+    /// Nodes hearing `minimumLinksIn` links or more.
+    var fitted: [Int]
+    var few: Int, across: Int, fewIn: Int
+
+    /// One robust fit: its solution, the final residuals and weights, and the links' robust
+    /// scale (dB) from those residuals.
+    struct Fit {
+        var exponent: Double, intercepts: [Double], residuals: [Double], weights: [Double], scale: Double
+    }
+
+    static func make(site: Site, links: NodeBeaconLinks) -> Result<LinkRows, NodeBeaconCalibration.Failure> {
         let geometry = SiteGeometry(site)
-        var rows: [(from: Int, to: Int, readings: Int, median: Double, basis: Double, distance: Double, walls: Double, y: Double)] = []
+        var rows: [Row] = []
         var few = 0, across = 0
         for link in links.heard {
-            guard link.count >= minimumReadings else { few += 1; continue }
+            guard link.count >= NodeBeaconCalibration.minimumReadings else { few += 1; continue }
             let a = geometry.nodes[link.from], b = geometry.nodes[link.to]
             guard let floor = a.floors.first(where: b.floors.contains) else { across += 1; continue }
             let d = max(distance(a.point, b.point), 0.1)
@@ -142,61 +201,58 @@ public struct NodeBeaconCalibration: Sendable {
         guard rows.count >= site.nodes.count + 2 else { return .failure(.tooFewLinks(have: rows.count, need: site.nodes.count + 2)) }
         // A node hearing a single link would fit it exactly: no check, and a 0 residual that
         // would also shrink the robust scale. Its link is left out and its rx_adj not fitted.
-        let fitted = site.nodes.indices.filter { linksIn[$0] >= minimumLinksIn }
+        let minimum = NodeBeaconCalibration.minimumLinksIn
+        let fitted = site.nodes.indices.filter { linksIn[$0] >= minimum }
         let heardByFew = rows.count
-        rows.removeAll { linksIn[$0.to] < minimumLinksIn }
-        let fewIn = heardByFew - rows.count
+        rows.removeAll { linksIn[$0.to] < minimum }
         guard rows.count >= fitted.count + 2 else { return .failure(.tooFewLinks(have: rows.count, need: fitted.count + 2)) }
-
-        // Least squares, then iteratively reweighted (Huber): a link the site's walls do not
-        // explain (a missing wall, a node behind a fridge) pulls the fit less.
-        // The prior's weight is the links' variance over the receivers' (a ridge): a link counts
-        // as much as the prior when both spreads are equal.
-        func priorWeight(_ links: Double) -> Double { receiverSpread.map { links * links / ($0 * $0) } ?? 0 }
-        var weights = [Double](repeating: 1, count: rows.count)
-        var prior = linkSpread.map(priorWeight) ?? 0
-        var solution: (exponent: Double, intercepts: [Double])?
-        var residuals = [Double](repeating: 0, count: rows.count)
-        for step in 0...robustSteps {
-            var system = ReceiverOffsetSystem(nodes: site.nodes.count)
-            for (row, w) in zip(rows, weights) { system.add(node: row.to, basis: row.basis, y: row.y, weight: w) }
-            system.addSpreadPrior(nodes: fitted, weight: prior)
-            guard let s = system.solve() else { return .failure(.distancesAlike) }
-            solution = s
-            residuals = rows.map { $0.y - s.intercepts[$0.to] - s.exponent * $0.basis }
-            // Weights are for the next solve: when none follows, the reported ones stay those
-            // of the fit reported.
-            guard step < robustSteps else { break }
-            // The scale from residuals corrected for leverage: a row the fit leans on (a node
-            // hearing few links) shows a residual smaller than its error by √(1−h).
-            let standardized = rows.indices.map { i in
-                let h = system.leverage(node: rows[i].to, basis: rows[i].basis, weight: weights[i])
-                return abs(residuals[i]) / max(1 - h, 1e-6).squareRoot()
-            }
-            let scale = 1.4826 * median(standardized)
-            guard scale > 1e-9 else { break }
-            let next = residuals.map { min(1, huber * scale / max(abs($0), 1e-12)) }
-            let nextPrior = priorWeight(linkSpread ?? scale)
-            if zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-6 }) && abs(nextPrior - prior) < 1e-6 { break }
-            weights = next
-            prior = nextPrior
-        }
-        guard let solution else { return .failure(.distancesAlike) }
-        guard (1...6).contains(solution.exponent) else { return .failure(.absorptionOutOfRange(solution.exponent)) }
-        let gauge = Calibration(absorption: solution.exponent, intercepts: solution.intercepts, heard: fitted, nodes: site.nodes)
-        let used = rows.indices.map { i in
-            Link(from: site.nodes[rows[i].from].name, to: site.nodes[rows[i].to].name, readings: rows[i].readings,
-                 medianRSSI: rows[i].median, distance: rows[i].distance, walls: rows[i].walls, residual: residuals[i], weight: weights[i])
-        }
-        let uncalibrated = site.nodes.indices.filter { linksIn[$0] < minimumLinksIn }.map { site.nodes[$0].name }
-        return .success(NodeBeaconCalibration(absorption: gauge.absorption, beaconLevel: gauge.txRef, rxAdj: gauge.rxAdj,
-                                              uncalibrated: uncalibrated, links: used, fewReadings: few, acrossFloors: across, fewLinksIn: fewIn))
+        return .success(LinkRows(rows: rows, nodeCount: site.nodes.count, linksIn: linksIn, fitted: fitted,
+                                 few: few, across: across, fewIn: heardByFew - rows.count))
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        let m = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2
+    /// Least squares with the receivers' prior at weight `prior` (0: none), then iteratively
+    /// reweighted (Huber): a link the site's walls do not explain (a missing wall, a node behind
+    /// a fridge) pulls the fit less. `nil` when singular (every distance alike).
+    func robustFit(prior: Double, steps: Int) -> Fit? {
+        var weights = [Double](repeating: 1, count: rows.count)
+        for step in 0...steps {
+            var system = ReceiverOffsetSystem(nodes: nodeCount)
+            for (row, w) in zip(rows, weights) { system.add(node: row.to, basis: row.basis, y: row.y, weight: w) }
+            system.addSpreadPrior(nodes: fitted, weight: prior)
+            guard let s = system.solve() else { return nil }
+            let residuals = rows.map { $0.y - s.intercepts[$0.to] - s.exponent * $0.basis }
+            let scale = robustScale(residuals, weights: weights, system: system)
+            // Weights are for the next solve: when none follows, the reported ones stay those
+            // of the fit reported.
+            let next = residuals.map { min(1, NodeBeaconCalibration.huber * scale / max(abs($0), 1e-12)) }
+            if step == steps || scale <= 1e-9 || zip(next, weights).allSatisfy({ abs($0 - $1) < 1e-6 }) {
+                return Fit(exponent: s.exponent, intercepts: s.intercepts, residuals: residuals, weights: weights, scale: scale)
+            }
+            weights = next
+        }
+        return nil
+    }
+
+    /// The links' spread (dB, a robust SD) from residuals corrected for leverage: a row the fit
+    /// leans on (a node hearing few links) shows a residual smaller than its error by √(1−h).
+    private func robustScale(_ residuals: [Double], weights: [Double], system: ReceiverOffsetSystem) -> Double {
+        let standardized = rows.indices.map { i in
+            let h = system.leverage(node: rows[i].to, basis: rows[i].basis, weight: weights[i])
+            return abs(residuals[i]) / max(1 - h, 1e-6).squareRoot()
+        }
+        return 1.4826 * NodeBeaconCalibration.median(standardized)
+    }
+
+    func calibration(_ fit: Fit, site: Site, linkSpread: Double, priorWeight: Double) -> NodeBeaconCalibration {
+        let gauge = Calibration(absorption: fit.exponent, intercepts: fit.intercepts, heard: fitted, nodes: site.nodes)
+        let used = rows.indices.map { i in
+            NodeBeaconCalibration.Link(from: site.nodes[rows[i].from].name, to: site.nodes[rows[i].to].name, readings: rows[i].readings,
+                                       medianRSSI: rows[i].median, distance: rows[i].distance, walls: rows[i].walls,
+                                       residual: fit.residuals[i], weight: fit.weights[i])
+        }
+        let uncalibrated = site.nodes.indices.filter { linksIn[$0] < NodeBeaconCalibration.minimumLinksIn }.map { site.nodes[$0].name }
+        return NodeBeaconCalibration(absorption: gauge.absorption, beaconLevel: gauge.txRef, rxAdj: gauge.rxAdj,
+                                     uncalibrated: uncalibrated, links: used, fewReadings: few, acrossFloors: across,
+                                     fewLinksIn: fewIn, linkSpread: linkSpread, priorWeight: priorWeight)
     }
 }
