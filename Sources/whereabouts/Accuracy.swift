@@ -22,7 +22,7 @@ let accuracyCommand = Command(
                default: "3"),
         .value("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s (an experiment; the default is the engine's).",
                default: "0.05"),
-        .value("calibration-prior", "DB", help: "The calibrating fit's prior spread of receivers (an experiment; 0: plain least squares, else 0.1 or more).",
+        .value("calibration-prior", "DB", help: "The calibrating fit's prior spread of receivers (an experiment; 0: plain least squares, else 0.1 to 40).",
                default: "2"),
     ],
     discussion: """
@@ -44,7 +44,7 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
         let step = try args.double("step", in: 0.05...10) ?? 0.5
         var engineOptions = EngineOptions()
         engineOptions.acceleration = try args.double("acceleration", in: 0...1e12) ?? engineOptions.acceleration
-        let priorSD = try receiverSpread(args, "calibration-prior", upTo: 100)
+        let priorSD = try receiverSpread(args, "calibration-prior", upTo: 40)
         var markdown = accuracyHeader
         var bars = "## Bars in this run\n\n"
         let scenarios = args.string("scenarios") ?? "tools/scenarios"

@@ -20,9 +20,10 @@ let calibrateCommand = Command(
         link the walls do not explain counts less. Each rx_adj is held toward 0 by a prior: receivers
         differ by about --receiver-spread dB, while a link is off by the shadowing at the sender (the
         fit estimates how much from the links' residuals), so a node hearing few links gets an
-        rx_adj shrunk toward 0 by as much as its links leave in doubt. The links' spread is
-        estimated once, from the fit without the prior. --receiver-spread is 0 (plain fit) or
-        0.1 dB or more. The aggregator's /api/calibration always uses the default 2 dB. On the
+        rx_adj shrunk toward 0 by as much as its links leave in doubt. The prior's weight takes the
+        links' spread from the fit without the prior. --receiver-spread is 0 (plain fit) or
+        0.1 to 40 dB. An absorption outside 1 to 6 is refused, judged on the fit with the prior:
+        links whose plain fit is refused may be calibrated with it, so check the absorption. The aggregator's /api/calibration always uses the default 2 dB. On the
         simulated sites (4 to 40 nodes, four seeds each) the plain fit (--receiver-spread 0) ended
         1.7 dB RMS from the true offsets on average, the fit with the prior 1.2 dB (docs/accuracy.md),
         where receivers spread 2 dB as the prior assumes: a best case. On tools/calibration, whose

@@ -77,3 +77,13 @@ func calibrateFitsSimulatedBeaconsIntoAPastableSnippet() throws {
     let help = try whereabouts(["calibrate", "--help"])
     #expect(help.status == 0 && help.output.contains("usage: whereabouts calibrate --site FILE --input READINGS.jsonl"))
 }
+
+/// A receivers' spread that is no spread is a usage error (exit 64, the rule in the message)
+/// before any file is read; 0 is the plain fit, not an error.
+@Test(.timeLimit(.minutes(1)), arguments: ["0.05", "1e-300", "-1", "41", "nan", "abc"])
+func calibrateRefusesASpreadThatIsNoSpread(spread: String) throws {
+    let site = packageRoot.appendingPathComponent("tools/calibration/site.yaml").path
+    let refused = try whereabouts(["calibrate", "--site", site, "--input", "/nonexistent/readings.jsonl", "--receiver-spread", spread])
+    #expect(refused.status == 64, "\(refused.errors)")
+    #expect(refused.errors.contains("receiver-spread"), "\(refused.errors)")
+}

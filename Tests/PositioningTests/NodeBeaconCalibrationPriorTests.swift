@@ -114,5 +114,10 @@ import Wire
         #expect(abs(plain.absorption - exponent(lambda: 0)) < 1e-9, "plain \(plain.absorption)")
         #expect(abs(held.absorption - exponent(lambda: 4)) < 1e-9, "held \(held.absorption)")
         #expect(abs(held.absorption - plain.absorption) > 0.01, "the case must move the exponent: \(plain.absorption)")
+        // Left to itself, the fit weighs the prior by the plain fit's spread, and solves with that weight.
+        let auto = try NodeBeaconCalibration.fit(site: site, links: data, robustSteps: 0, receiverSpread: 2).get()
+        #expect(auto.linkSpread == plain.linkSpread && plain.linkSpread > 0)
+        let lambda = (plain.linkSpread / 2) * (plain.linkSpread / 2)
+        #expect(abs(auto.absorption - exponent(lambda: lambda)) < 1e-9, "auto \(auto.absorption), λ \(lambda)")
     }
 }

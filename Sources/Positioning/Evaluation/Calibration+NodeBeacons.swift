@@ -130,8 +130,9 @@ public struct NodeBeaconCalibration: Sendable {
         fit(site: site, links: links, robustSteps: robustSteps, receiverSpread: receiverSpread)
     }
 
-    /// `linkSpread` (dB) fixes the links' spread the prior is weighed against; nil takes the
-    /// plain robust fit's scale.
+    /// `linkSpread` (dB) fixes the links' spread the prior is weighed against; nil (or no
+    /// spread: negative, NaN, infinite) takes the plain robust fit's scale. The absorption's range
+    /// is judged on the fit returned: with a prior, on the prior's fit.
     static func fit(site: Site, links: NodeBeaconLinks, robustSteps: Int, receiverSpread: Double? = nil,
                     linkSpread: Double? = nil) -> Result<NodeBeaconCalibration, Failure> {
         guard site.nodes.contains(where: { $0.beacon != nil }) else { return .failure(.noBeacons) }
@@ -145,7 +146,8 @@ public struct NodeBeaconCalibration: Sendable {
         // spread would feed on itself: the part of each offset the prior shrinks away lands in
         // the residuals, raising the spread, the weight, and the shrinking.
         guard let plain = problem.robustFit(prior: 0, steps: robustSteps) else { return .failure(.distancesAlike) }
-        let spread = linkSpread ?? plain.scale
+        // A given spread that is no spread (negative, NaN, infinite) is ignored, as a receivers' one is.
+        let spread = linkSpread.flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } ?? plain.scale
         var fit = plain, weight = 0.0
         if let receivers = receiverSpread, receivers > 0, receivers.isFinite {
             weight = min((spread / receivers) * (spread / receivers), maximumPriorWeight)
