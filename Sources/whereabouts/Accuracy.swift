@@ -272,7 +272,8 @@ func loadPhilotuxo(_ dir: String) throws -> ([Node], [Walk]) {
 }
 
 /// A distance in metres as the tables print it.
-private func metres(_ v: Double) -> String { String(format: "%.2f", v) }
+/// Metres as the tables print them: two decimals.
+func metres(_ v: Double) -> String { String(format: "%.2f", v) }
 
 func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
     var out = "## Real walks (philotuxo)\n\n"

@@ -123,7 +123,6 @@ func beaconLinks(_ scored: Simulation) throws -> NodeBeaconLinks {
     return engine.beaconLinks
 }
 
-private func two(_ v: Double) -> String { String(format: "%.2f", v) }
 private func dB(_ v: Double?) -> String { v.map { $0.isNaN ? "–" : String(format: "%.1f", $0) } ?? "–" }
 
 /// The section: every locator with the site's `rx_adj`, the true offsets and the fitted ones
@@ -153,7 +152,7 @@ private func fitMarkdown(_ rows: [CalibrationRow]) -> String {
     for row in rows.sorted(by: { ($0.name, $0.seedOffset) < ($1.name, $1.seedOffset) }) {
         out += "| \(row.name) | +\(row.seedOffset) | \(row.calibratedNodes) of \(row.nodes) | \(dB(row.siteError)) | \(dB(row.zeroError)) | "
         out += "\(dB(row.plainError)) | \(dB(row.priorError)) | "
-        out += (row.absorption.map { two($0) } ?? "– (\(row.failure ?? "no fit"))") + " (\(two(row.exponent))) |\n"
+        out += (row.absorption.map { metres($0) } ?? "– (\(row.failure ?? "no fit"))") + " (\(metres(row.exponent))) |\n"
     }
     return out
 }
@@ -168,7 +167,7 @@ private func otherSeedsMarkdown(_ others: [CalibrationRow]) -> String {
         for kind in LocatorKind.allCases {
             out += "| \(row.name) | +\(row.seedOffset) | \(kind.rawValue) |" + calibrationVariants(row).map { _, run in
                 guard let s = run?.score(kind) else { return " – |" }
-                return " \(two(s.errors.median)) / \(two(s.errors.p95)), \(s.roomChecks > 0 ? String(format: "%.1f %%", s.roomErrorRate * 100) : "–") |"
+                return " \(metres(s.errors.median)) / \(metres(s.errors.p95)), \(s.roomChecks > 0 ? String(format: "%.1f %%", s.roomErrorRate * 100) : "–") |"
             }.joined() + "\n"
         }
     }

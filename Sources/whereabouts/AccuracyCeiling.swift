@@ -88,12 +88,6 @@ func oracleFigures(_ samples: [OracleSample], variant v: Int, site: Site, still:
                           roomErrors: checks > 0 ? Double(wrong) / Double(checks) : .nan)
 }
 
-private func triple(_ e: ErrorSummary) -> String {
-    e.count == 0 ? "–" : String(format: "%.2f / %.2f / %.2f", e.median, e.p90, e.p95)
-}
-
-private func rate(_ r: Double) -> String { r.isNaN ? "–" : String(format: "%.1f %%", r * 100) }
-
 /// A number as the prose writes it: a true minus sign.
 private func minus(_ s: String) -> String { s.replacingOccurrences(of: "-", with: "−") }
 
@@ -140,9 +134,9 @@ func simulatedCeilingMarkdown(_ rows: [CeilingRow]) -> String {
     for row in rows where row.seedOffset == 0 {
         let names = ["oracle, engine's errors", "oracle, offsets known", "oracle, shadowing only (\(String(format: "%g", row.shadowingSD)) dB)",
                      "oracle, shadowing 2 dB", "oracle, shadowing 1 dB"]
-        out += "| \(row.name) | default | \(triple(row.engine.all)) | \(triple(row.engine.still)) | \(rate(row.engine.roomErrors)) | |\n"
+        out += "| \(row.name) | default | \(triple(row.engine.all)) | \(triple(row.engine.still)) | \(percent(row.engine.roomErrors)) | |\n"
         for (name, f) in zip(names, row.oracle) {
-            out += "| \(row.name) | \(name) | \(triple(f.all)) | \(triple(f.still)) | \(rate(f.roomErrors)) | \(row.samples) (\(row.fewNodes)) |\n"
+            out += "| \(row.name) | \(name) | \(triple(f.all)) | \(triple(f.still)) | \(percent(f.roomErrors)) | \(row.samples) (\(row.fewNodes)) |\n"
         }
     }
     out += residualMarkdown(rows.filter { $0.residuals != nil })

@@ -115,6 +115,10 @@ func confusionTable(_ s: SiteScore) -> String {
     return out
 }
 
-func triple(_ e: ErrorSummary) -> String { "\(fixed(e.median, 2)) / \(fixed(e.p90, 2)) / \(fixed(e.p95, 2))" }
+/// Median / p90 / p95 as the tables print them (m, two decimals); "–" for no errors at all.
+public func triple(_ e: ErrorSummary) -> String {
+    e.count == 0 ? "–" : "\(fixed(e.median, 2)) / \(fixed(e.p90, 2)) / \(fixed(e.p95, 2))"
+}
 
-func percent(_ rate: Double) -> String { rate.isNaN ? "–" : fixed(rate * 100, 1) + " %" }
+/// A rate as the tables print it: a percentage with one decimal, "–" when there is none.
+public func percent(_ rate: Double) -> String { rate.isNaN ? "–" : fixed(rate * 100, 1) + " %" }
