@@ -58,8 +58,10 @@ setsid "$bin/whereabouts-aggregator" --site "$site" --broker "$broker" --db "$ou
 sleep 1
 for capture in "$out"/sim/*.btsnoop; do
     node=$(basename "$capture" .btsnoop)
+    # The edges resolve the phones' rotating addresses with the site's IRKs, as real nodes do
+    # with their --irks-file; without them Alex's phone would be dozens of passing strangers.
     setsid "$bin/whereabouts-edge" --node "$node" --broker "$broker" --replay "$capture" --speed 1 --retime \
-        >"$out/edge-$node.log" 2>&1 & pids_edges+=($!)
+        --irks-file "$site" >"$out/edge-$node.log" 2>&1 & pids_edges+=($!)
 done
 echo "== ${#pids_edges[@]} edges replaying in real time; metrics on http://$http/metrics; Ctrl-C to stop"
 "$bin/whereabouts" watch --broker "$broker" --table-every 15 ${DEMO_SECONDS:+--for "$DEMO_SECONDS"}
