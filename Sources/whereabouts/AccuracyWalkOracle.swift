@@ -62,14 +62,14 @@ let walkOracleIntro = """
     robust loss. The search: a grid of 0.1 m over the floor, then Levenberg–Marquardt and a compass search (to
     1 mm) from the three best distinct grid points (a unit test checks at every tenth moment of straight_02 that no
     point of a grid four times finer than a 0.2 m search's fits better). The error is the 2-D distance to the true
-    position at the moment.
-    The model's calibration: **held out** is the one every locator gets (fitted on the other four walks: one
-    exponent, a reference power, one offset per receiver); **self-fitted** the same fit on this walk itself; then
-    this walk's own fit with **one exponent per receiver** as well (each receiver its own plain least-squares line
-    of RSSI on −10·log10 d over the walk's readings at their true positions); and that model with the **reference
-    power free per moment** (one shift of every receiver's intercept fitted with the position: it absorbs what moves
-    every receiver alike, such as the carrier's body). The last three have seen the answer. `default` and
-    `nelder-mead` are the table above's (their updates every 0.5 s, tracked, against the truth at each update).
+    position at the moment. The model's calibration: **held out** is the one every locator gets (fitted on the
+    other four walks: one exponent, a reference power, one offset per receiver); **self-fitted** the same fit on
+    this walk itself; then this walk's own fit with **one exponent per receiver** as well (each receiver its own
+    plain least-squares line of RSSI on −10·log10 d over the walk's readings at their true positions); and that
+    model with the **reference power free per moment** (one shift of every receiver's intercept fitted with the
+    position: it absorbs what moves every receiver alike, such as the carrier's body). The last three have seen
+    the answer. `default` and `nelder-mead` are the table above's (their updates every 0.5 s, tracked, against
+    the truth at each update).
 
 
     """

@@ -74,7 +74,9 @@ struct WalkOracleTests {
         }
         readings.insert(("b", Reading(id: "mac:x", rssi: -70, t: 102, kind: .mac)), at: 5)
         let truth = [(t: 100.0, position: Point3(0, 0, 1.5)), (t: 106.0, position: Point3(6, 0, 1.8))]
-        let moments = WalkOracle(nodes: Self.nodes, bounds: Self.bounds).moments(of: Walk(name: "w", readings: readings, truth: truth))
+        let walk = Walk(name: "w", readings: readings, truth: truth)
+        let oracle = WalkOracle(nodes: Self.nodes, bounds: Self.bounds)
+        let moments = oracle.moments(of: walk)
         // 101.5 … 104.5: the last window ends at the last reading, 106.
         #expect(moments.map(\.t) == [101.5, 102.5, 103.5, 104.5])
         // 100.0 … 103.0 inclusive: seven readings of a, -60 … -66.
@@ -82,6 +84,12 @@ struct WalkOracleTests {
         #expect(moments[0].counts[1] == 1 && moments[0].means[1] == -70)
         #expect(moments[3].counts[1] == 0)
         #expect(abs(moments[0].truth.x - 1.5) < 1e-9 && abs(moments[0].truth.z - 1.575) < 1e-9)
+        // Trailing, as the engine's window: the same moments and truth, the readings of the 3 s before.
+        let trailing = oracle.moments(of: walk, lag: 1.5)
+        #expect(trailing.map(\.t) == moments.map(\.t) && trailing.map(\.truth) == moments.map(\.truth))
+        // 98.5 … 101.5: a at 100.0 … 101.5 (-60 … -63), b not yet.
+        #expect(trailing[0].counts[0] == 4 && trailing[0].means[0] == -61.5 && trailing[0].counts[1] == 0)
+        #expect(trailing[1].counts[1] == 1)
     }
 
     @Test func aPerReceiverFitRecoversEachReceiversExponentAndIntercept() throws {
