@@ -450,7 +450,10 @@ let accuracyPreamble = """
     counts on straight_02: the trailing window alone takes the oracle 1.93 → 2.34 m, the engine's height alone
     1.93 → 1.92 m (the trailing window moves the other walks by −0.33 to +0.04 m). So part of straight_02's error
     is the window's lag (an earlier offline model, not committed, had called it a bias in space, not in time), and
-    without the lag the held-out calibration still leaves 1.93 m. With a calibration fitted on straight_02 itself
+    without the lag the held-out calibration still leaves 1.93 m. Freeing its reference power at each moment (a
+    shift of every receiver alike, which would absorb the body or the beacon's power) does not help: 2.03 m, and
+    worse on every walk but straight_05 (1.49 → 1.42 m); what the other walks' calibration misses on straight_02
+    is not one shift of every receiver. With a calibration fitted on straight_02 itself
     the centred oracle does get under the bar (1.40 m; with one exponent per receiver 1.24 m; with that and the
     reference power free per moment 1.46 m), live it does not (1.92, 1.70 and 1.85 m); the default with the
     self-fitted calibration gets 2.03 m (the ceiling table). So what keeps a one-moment fit of this model off the

@@ -12,6 +12,8 @@ struct WalkOracleRow {
     var unweighted: [ErrorSummary]
     /// The held-out variant on receivers with two readings or more in the window.
     var heldOutTwoReadings: ErrorSummary
+    /// The held-out variant with the reference power free per moment.
+    var heldOutFreeReference: ErrorSummary
     /// Without the oracle's hindsight: the held-out variant with the window trailing the moment
     /// as the engine's, with the height the engine's prior, with both; and with both the three
     /// self-fitted variants.
@@ -35,15 +37,15 @@ func walkOracleRow(_ walk: Walk, receivers: [Node], heldOut: Calibration, own: C
     let models = [ReceiverPathLoss(heldOut, nodes: receivers), ReceiverPathLoss(own, nodes: receivers), perReceiver, perReceiver]
     let weighted = models.enumerated().map { WalkOracleVariant(model: $1, freeReference: $0 == 3) }
     let unweighted = models.enumerated().map { WalkOracleVariant(model: $1, freeReference: $0 == 3, weighted: false) }
-    let twoReadings = WalkOracleVariant(model: models[0], minimumReadings: 2)
+    let checks = [WalkOracleVariant(model: models[0], minimumReadings: 2), WalkOracleVariant(model: models[0], freeReference: true)]
     let z = EngineOptions().deviceHeight ?? 1.2
     let blind = [WalkOracleVariant(model: models[0], lag: 1.5), WalkOracleVariant(model: models[0], height: z)]
         + models.enumerated().map { WalkOracleVariant(model: $1, freeReference: $0 == 3, lag: 1.5, height: z) }
-    let errors = oracle.errors(on: walk, variants: weighted + unweighted + [twoReadings] + blind).map { ErrorSummary(errors: $0) }
+    let errors = oracle.errors(on: walk, variants: weighted + unweighted + checks + blind).map { ErrorSummary(errors: $0) }
     let moments = oracle.moments(of: walk)
     let heard = moments.flatMap(\.counts).filter { $0 > 0 }
     return WalkOracleRow(moments: moments.count, figures: Array(errors[0..<4]), unweighted: Array(errors[4..<8]),
-                         heldOutTwoReadings: errors[8], withoutHindsight: Array(errors[9...]),
+                         heldOutTwoReadings: errors[8], heldOutFreeReference: errors[9], withoutHindsight: Array(errors[10...]),
                          singleReadings: (heard.filter { $0 == 1 }.count, heard.count), perReceiver: perReceiver)
 }
 
@@ -102,12 +104,12 @@ func hindsightMarkdown(_ rows: [AccuracyRow]) -> String {
 /// The oracle's choices checked: weights, the readings a receiver needs, the per-receiver exponents.
 func oracleChecksMarkdown(_ rows: [AccuracyRow]) -> String {
     var out = "\nThe same moments weighed alike (each receiver's mean counts once, whatever its number of readings), and the\n"
-    out += "held-out variant on receivers with at least two readings in the window (medians in m); and the exponents\n"
-    out += "fitted per receiver on each walk: their range, and the three least determined (exponent ± its standard\n"
-    out += "error, from the residuals of the receiver's own line).\n\n"
+    out += "held-out variant on receivers with at least two readings in the window, and with the reference power free per\n"
+    out += "moment (medians in m); and the exponents fitted per receiver on each walk: their range, and the three least\n"
+    out += "determined (exponent ± its standard error, from the residuals of the receiver's own line).\n\n"
     out += "| walk | unweighted: " + walkOracleColumns.joined(separator: " / ")
-        + " | held out, ≥ 2 readings | receiver-moments with one reading | exponents per receiver | least determined |\n"
-    out += "|---|---|---:|---:|---|---|\n"
+        + " | held out, ≥ 2 readings | held out, reference free | receiver-moments with one reading | exponents per receiver | least determined |\n"
+    out += "|---|---|---:|---:|---:|---|---|\n"
     for row in rows {
         let o = row.oracle, fit = o.perReceiver, n = fit.exponents.filter(\.isFinite)
         let loose = fit.exponentErrors.indices.sorted { fit.exponentErrors[$0] > fit.exponentErrors[$1] }.prefix(3).map { j in
@@ -115,7 +117,7 @@ func oracleChecksMarkdown(_ rows: [AccuracyRow]) -> String {
             return "`\(row.receivers[j].name)` " + String(format: "(%.1f, %.1f) %.2f ± %.2f", p.x, p.y, fit.exponents[j], fit.exponentErrors[j])
         }
         out += "| \(row.walk) | " + o.unweighted.map { metres($0.median) }.joined(separator: " / ")
-            + " | \(metres(o.heldOutTwoReadings.median)) | \(o.singleReadings.count) of \(o.singleReadings.of) | "
+            + " | \(metres(o.heldOutTwoReadings.median)) | \(metres(o.heldOutFreeReference.median)) | \(o.singleReadings.count) of \(o.singleReadings.of) | "
             + String(format: "%.2f–%.2f", n.min() ?? .nan, n.max() ?? .nan) + " | " + loose.joined(separator: ", ") + " |\n"
     }
     return out
