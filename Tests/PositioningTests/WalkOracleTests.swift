@@ -60,6 +60,16 @@ struct WalkOracleTests {
         #expect(Self.error(fixes[0], p) > 0.1, "\(fixes[0])")
     }
 
+    @Test func aModelForFewerReceiversUsesOnlyThoseItHas() {
+        // A model of the first four receivers only, on an oracle of six: e and f are left out, not a trap.
+        let p = Point3(5, 5, 1.8)
+        let short = ReceiverPathLoss(exponents: Array(Self.model.exponents.prefix(4)), intercepts: Array(Self.model.intercepts.prefix(4)))
+        var moment = Self.moment(at: p)
+        moment.means[4] = -20; moment.means[5] = -20
+        let fix = WalkOracle(nodes: Self.nodes, bounds: Self.bounds).fixes(moment, variants: [WalkOracleVariant(model: short)])
+        #expect(Self.error(fix[0], p) < 0.02, "\(fix)")
+    }
+
     @Test func aMomentWithNoReceiverGetsTheFloorsCentre() {
         var moment = Self.moment(at: Point3(1, 1, 1.8))
         moment.counts = Array(repeating: 0, count: Self.nodes.count)

@@ -92,10 +92,13 @@ public struct WalkOracle: Sendable {
         return out
     }
 
-    /// The receivers a variant's fix at `moment` uses: heard often enough, and with a model.
+    /// The receivers a variant's fix at `moment` uses: heard often enough, and with a model (a
+    /// moment or model made for fewer receivers than the oracle's has none for the rest).
     func used(_ moment: WalkMoment, _ variant: WalkOracleVariant) -> [Int] {
-        nodes.indices.filter { j in
-            moment.counts[j] >= max(variant.minimumReadings, 1) && variant.model.exponents[j].isFinite && variant.model.intercepts[j].isFinite
+        let model = variant.model
+        let known = min(nodes.count, moment.counts.count, moment.means.count, model.exponents.count, model.intercepts.count)
+        return (0..<known).filter { j in
+            moment.counts[j] >= max(variant.minimumReadings, 1) && model.exponents[j].isFinite && model.intercepts[j].isFinite
         }
     }
 
