@@ -134,8 +134,10 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
             return ("`\(name)` " + (p.map { String(format: "(%.1f, %.1f)", $0.x, $0.y) } ?? ""), value)
         })
         let fitted = own.residuals(of: walk, nodes: receivers)
+        let oracle = try walkOracleRow(walk, receivers: receivers, heldOut: calibration, own: own, site: base)
         rows.append(AccuracyRow(walk: walk.name, readings: walk.readings.count, calibration: calibration, results: results,
-                                ceiling: ceiling, heldOutResidual: heldOut, ownResidual: fitted.rms))
+                                ceiling: ceiling, heldOutResidual: heldOut, ownResidual: fitted.rms, oracle: oracle,
+                                receivers: receivers))
     }
     return rows
 }
@@ -249,6 +251,9 @@ struct AccuracyRow {
     var heldOutResidual: (rms: Double, perNode: [String: Double])
     /// The RMS residual (dB) under a calibration fitted on this walk itself.
     var ownResidual: Double
+    /// The one-moment oracle's figures on this walk (diagnostics, not results).
+    var oracle: WalkOracleRow
+    var receivers: [Node]
 
     func summary(_ kind: LocatorKind) -> ErrorSummary? { results.first { $0.kind == kind }?.summary }
 
@@ -302,6 +307,7 @@ func accuracyMarkdown(_ rows: [AccuracyRow], dir: String) -> String {
     let met = rows.allSatisfy { $0.defaultWins && ($0.summary(.default)?.median ?? .infinity) < 1.5 }
     out += "\nBar (default beats nearest and nelder-mead on every walk, median < 1.5 m): **\(met ? "met" : "not met")**.\n"
     out += ceilingMarkdown(rows)
+    out += walkOracleMarkdown(rows)
     return out
 }
 
