@@ -48,8 +48,17 @@ extension Engine {
     /// Closes every open room and zone visit at `t` (a clean shutdown): one exit per enter.
     public func shutdown(at t: Double) -> [ZoneEvent] {
         var output: [EngineOutput] = []
-        for d in devices.indices where devices[d].isPresent { leave(device: d, at: t, into: &output) }
+        shutdown(at: t, into: &output)
         return output.compactMap { if case .event(let e) = $0 { e } else { nil } }
+    }
+
+    /// As `shutdown(at:)`, with each device's away update after its exits: once the exits are
+    /// out, a room or state still naming the room would contradict them (and the occupancy).
+    public func shutdown(at t: Double, into output: inout [EngineOutput]) {
+        for d in devices.indices where devices[d].isPresent {
+            leave(device: d, at: t, into: &output)
+            output.append(.update(awayUpdate(device: d, at: t, since: t)))
+        }
     }
 
     private func sweepAway(at t: Double, into output: inout [EngineOutput]) {
