@@ -106,7 +106,7 @@ final class AggregatorCore {
 
     /// A clean shutdown: every open visit gets its exit, and every device placed in a room is
     /// published `away`, so that the retained rooms, states and occupancy agree once the
-    /// aggregator is gone (docs/operations.md §5 "What stays on the broker after a stop").
+    /// aggregator is gone (docs/operations.md §5 "Away, and what stays on the broker after a stop").
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         outputs.removeAll(keepingCapacity: true)

@@ -4,9 +4,9 @@ import Wire
 /// node in the payload and is in the site; sequence gaps are counted and replayed batches
 /// refused; a node whose clock is off is corrected from batch time versus arrival.
 ///
-/// No one batch may wedge a node (docs/operations.md §12, "Which batches are refused"): a
-/// batch stamped more than `maxAhead` after its arrival is refused before it touches the
-/// node's stream, so it can neither set the node's clock estimate far ahead nor leave a
+/// No one batch may wedge a node (docs/operations.md §12 "Which batches and readings are
+/// refused"): a batch stamped more than `maxAhead` after its arrival is refused before it
+/// touches the node's stream, so it can neither set the node's clock estimate far ahead nor leave a
 /// `lastBatchTime` that later batches must pass; and a `seq` more than `sequenceWindow` from
 /// the last one starts a new sequence (an edge restarted, or a bad `seq`) rather than being a
 /// replay or a gap of that many batches. What replay protection is for stays: a batch the
