@@ -104,10 +104,14 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    /// A clean shutdown: every open visit gets its exit.
+    /// A clean shutdown: every open visit gets its exit, and every device placed in a room is
+    /// published `away`, so that the retained rooms, states and occupancy agree once the
+    /// aggregator is gone (docs/operations.md §5 "Away, and what stays on the broker after a stop").
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
-        for e in engine.shutdown(at: t) { emit(e, into: &effects) }
+        outputs.removeAll(keepingCapacity: true)
+        engine.shutdown(at: t, into: &outputs)
+        applyOutputs(into: &effects)
         publishOccupancy(into: &effects)
     }
 
@@ -195,13 +199,18 @@ final class AggregatorCore {
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
         countEngineWork()
+        applyOutputs(into: &effects)
+        dropForgotten(into: &effects)
+    }
+
+    /// The engine's `outputs` as effects, in the engine's order.
+    private func applyOutputs(into effects: inout [Effect]) {
         for output in outputs {
             switch output {
             case .update(let u): apply(update: u, into: &effects)
             case .event(let e): emit(e, into: &effects)
             }
         }
-        dropForgotten(into: &effects)
     }
 
     /// Adds the engine's solves, holds and node beacon readings since the last call to the metrics.

@@ -4,6 +4,15 @@ import Wire
 /// node in the payload and is in the site; sequence gaps are counted and replayed batches
 /// refused; a node whose clock is off is corrected from batch time versus arrival.
 ///
+/// No one batch may wedge a node (docs/operations.md §12 "Which batches and readings are
+/// refused"): a batch stamped more than `maxAhead` after its arrival is refused before it
+/// touches the node's stream, so it can neither set the node's clock estimate far ahead nor leave a
+/// `lastBatchTime` that later batches must pass; and a `seq` more than `sequenceWindow` from
+/// the last one starts a new sequence (an edge restarted, or a bad `seq`) rather than being a
+/// replay or a gap of that many batches. What replay protection is for stays: a batch the
+/// broker delivers again (QoS 1 redelivery, a queued or retained copy) has a `seq` at or
+/// shortly behind the last one and a time not newer than the last one's.
+///
 /// Pure: no I/O and no clock; the caller passes each message's arrival time.
 public struct Ingest: Sendable {
     public enum ClockMode: String, Sendable { case node, arrival }
@@ -46,6 +55,20 @@ public struct Ingest: Sendable {
     /// Seconds of arrivals per window of the clock estimate.
     public static let clockWindow = 5.0
 
+    /// A batch stamped further than this (seconds) after its arrival is refused (`clock_ahead`;
+    /// `.node` clock mode only). Transit and buffering only make a batch arrive later than it
+    /// was stamped, so a batch from the future is a node clock that is wrong by more than the
+    /// estimate should follow, or a forged batch. Twice the 30 s step the clock estimate is
+    /// tested to follow at once (`ClockRegressionTests`); an hour ahead, a time zone stamped as
+    /// UTC, is refused and counted rather than trusted.
+    public static let maxAhead = 60.0
+
+    /// A `seq` further than this from the node's last one starts a new sequence: neither a
+    /// replay (a broker redelivers or queues recent batches, never 100,000 behind) nor a gap of
+    /// that many lost batches (a day of an edge's batches is 345,600; an aggregator that was
+    /// away that long starts with no stream to compare with).
+    public static let sequenceWindow: UInt64 = 100_000
+
     public let topics: Topics
     public let clockMode: ClockMode
     /// Offsets smaller than this are transit, not a wrong clock, and are left alone.
@@ -69,7 +92,7 @@ public struct Ingest: Sendable {
         var batch: Batch
         do { batch = try Batch.decode(payload, badReadings: &badReadings) } catch { return .failure(error) }
         var header = BatchHeader(node: batch.node, seq: batch.seq, t: batch.t)
-        if let refused = admit(header, topicNode: topicNode) { return .failure(refused) }
+        if let refused = admit(header, topicNode: topicNode, arrival: arrival) { return .failure(refused) }
         let count = batch.readings.count
         batch.readings.removeAll { $0.t > batch.t + clockTolerance }
         badReadings += count - batch.readings.count
@@ -115,7 +138,7 @@ public struct Ingest: Sendable {
             readings.removeAll(keepingCapacity: true)
             return .failure(error)
         }
-        if let refused = admit(header, topicNode: topicNode) {
+        if let refused = admit(header, topicNode: topicNode, arrival: arrival) {
             readings.removeAll(keepingCapacity: true)
             return .failure(refused)
         }
@@ -133,15 +156,20 @@ public struct Ingest: Sendable {
         return node
     }
 
-    /// Why a decoded batch is refused (node, replay), or nil.
-    private func admit(_ batch: BatchHeader, topicNode: String) -> PayloadError? {
+    /// Why a decoded batch is refused (node, clock, replay), or nil.
+    private func admit(_ batch: BatchHeader, topicNode: String, arrival: Double) -> PayloadError? {
         guard batch.node == topicNode else {
             return PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)")
         }
         guard knownNodes.contains(batch.node) else {
             return PayloadError(.unknownNode, "node \(batch.node) is not in the site file")
         }
-        if let stream = nodes[batch.node], let last = stream.lastSeq, batch.seq <= last, batch.t <= stream.lastBatchTime {
+        // Written so that a time that is no number is refused too.
+        if clockMode == .node, !(batch.t - arrival <= Self.maxAhead) {
+            return PayloadError(.clockAhead, "batch time \(batch.t) from \(batch.node) is more than \(Self.maxAhead) s after its arrival \(arrival)")
+        }
+        if let stream = nodes[batch.node], let last = stream.lastSeq, batch.seq <= last, last - batch.seq < Self.sequenceWindow,
+           batch.t <= stream.lastBatchTime {
             // A lower seq with a newer time is a node that restarted; an older time is a replay.
             return PayloadError(.replayed, "seq \(batch.seq) after \(last) from \(batch.node)")
         }
@@ -155,7 +183,8 @@ public struct Ingest: Sendable {
     /// past every other node's readings, which would then be late).
     private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
         var stream = nodes[batch.node] ?? NodeStream()
-        if let last = stream.lastSeq, batch.seq > last + 1 { stream.missedBatches += batch.seq - last - 1 }
+        // A jump beyond the window is a new sequence, not that many batches lost.
+        if let last = stream.lastSeq, batch.seq > last, batch.seq - last <= Self.sequenceWindow { stream.missedBatches += batch.seq - last - 1 }
         stream.lastSeq = batch.seq
         stream.lastBatchTime = batch.t
         stream.batches += 1

@@ -89,23 +89,22 @@ struct Publisher {
         writer.value(room)
         writer.key(literal: "floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
         writer.key(literal: "zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
-        writer.key(literal: "x"); writer.value(u.x, decimals: 2)
-        writer.key(literal: "y"); writer.value(u.y, decimals: 2)
-        writer.key(literal: "z"); writer.value(u.z, decimals: 2)
+        // An away device has no position: its last one, repeated, would read as current.
+        let away = u.room == nil
+        writer.key(literal: "x"); if away { writer.null() } else { writer.value(u.x, decimals: 2) }
+        writer.key(literal: "y"); if away { writer.null() } else { writer.value(u.y, decimals: 2) }
+        writer.key(literal: "z"); if away { writer.null() } else { writer.value(u.z, decimals: 2) }
         writer.key(literal: "confidence"); writer.value(u.confidence, decimals: 2)
         writer.key(literal: "fixes"); writer.value(u.fixes)
         writer.key(literal: "t"); writer.time(u.t)
         writer.key(literal: "since"); writer.time(u.since)
+        // No node heard it (away): SPEC §2's `unknown` proximity, as iOS ranging says it.
         writer.key(literal: "nearest")
-        if let n = u.nearest {
-            writer.objectStart()
-            writer.key(literal: "node"); writer.value(n.node)
-            writer.key(literal: "distance"); writer.value(n.distance, decimals: 2)
-            writer.key(literal: "proximity"); writer.value(n.proximity.rawValue)
-            writer.objectEnd()
-        } else {
-            writer.null()
-        }
+        writer.objectStart()
+        writer.key(literal: "node"); if let n = u.nearest { writer.value(n.node) } else { writer.null() }
+        writer.key(literal: "distance"); if let n = u.nearest { writer.value(n.distance, decimals: 2) } else { writer.null() }
+        writer.key(literal: "proximity"); writer.value((u.nearest?.proximity ?? .unknown).rawValue)
+        writer.objectEnd()
         writer.objectEnd()
     }
 

@@ -78,20 +78,44 @@ extension MQTTClientCore {
         }
     }
 
+    /// A connection lost this soon (seconds) after it was made did not last: `clashHintAfter`
+    /// such in a row earn the hint of another client with the same id.
+    static let shortConnection = 10.0
+    static let clashHintAfter = 3
+
     /// Counts a failed attempt or a lost connection, reports it when its reason is new, and
     /// returns the seconds to wait before the next attempt.
     private func attemptFailed(_ rc: Int32, errorText: String?) -> Double {
-        let (reason, isNew, failures) = state.withLock { s in
-            var reason = errorText ?? describe(rc)
-            if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
-            s.attemptErrors.removeAll()
+        let (event, failures) = state.withLock { s in
+            let event = failure(rc, errorText: errorText, in: &s)
             s.failures += 1
-            defer { s.lastFailure = reason }
-            return (reason, s.lastFailure != reason, s.failures)
+            return (event, s.failures)
         }
-        if isNew { deliver(.disconnected(code: rc, reason: reason)) }
+        if let event { deliver(event) }
         let first = Double(options.reconnectDelay.lowerBound), last = Double(options.reconnectDelay.upperBound)
         return min(last, first * Double(1 << min(failures - 1, 20)))
+    }
+
+    /// The event a failure is reported by, or nil when its reason was reported already since the
+    /// last connection. Every lost connection is reported (its owner learns it is not connected),
+    /// the third lost soon after being made in a row with the hint of a client id used twice.
+    private func failure(_ rc: Int32, errorText: String?, in s: inout State) -> MQTTEvent? {
+        defer { s.attemptErrors.removeAll(); s.refusal = nil }
+        if let refusal = s.refusal {
+            return s.reported.insert("refused: " + refusal.reason).inserted ? .refused(code: refusal.code, reason: refusal.reason) : nil
+        }
+        var reason = sentence(errorText ?? describe(rc))
+        if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
+        guard let connectedAt = s.connectedAt else {
+            return s.reported.insert(reason).inserted ? .disconnected(code: rc, reason: reason) : nil
+        }
+        s.connectedAt = nil
+        s.reported = [reason]
+        s.shortConnections = monotonicSeconds() - connectedAt < Self.shortConnection ? s.shortConnections + 1 : 0
+        guard s.shortConnections == Self.clashHintAfter else { return .disconnected(code: rc, reason: reason) }
+        return .disconnected(code: rc, reason: reason + "; lost \(Self.clashHintAfter) times in a row within "
+            + "\(Int(Self.shortConnection)) s of connecting: another client with the id '\(options.clientID)' is likely "
+            + "connected to this broker (each connection with an id ends the one before)")
     }
 
     /// Waits `seconds`, or less when `stopNetwork` signals; `false` when stopped.
@@ -164,6 +188,12 @@ private final class NetworkStart {
     init(core: MQTTClientCore, rc: Int32, errorText: String?) {
         (self.core, self.rc, self.errorText) = (core, rc, errorText)
     }
+}
+
+/// libmosquitto's texts end with a full stop (`The connection was lost.`): a reason is a part
+/// of the caller's sentence (`…: The connection was lost; retrying`), so it is dropped.
+func sentence(_ text: String) -> String {
+    text.hasSuffix(".") ? String(text.dropLast()) : text
 }
 
 func monotonicSeconds() -> Double {

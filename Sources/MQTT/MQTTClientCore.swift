@@ -42,9 +42,16 @@ final class MQTTClientCore: @unchecked Sendable {
         var stop: (graceful: Bool, deadline: Double)?
         /// Failed attempts since the last connection; each doubles the wait before the next.
         var failures = 0
-        /// The failure last reported since the last connection: the same one again is not,
-        /// so a broker away for hours costs one log line, not one per attempt.
-        var lastFailure: String?
+        /// The failures reported since the last connection: the same one again is not, so a
+        /// broker away for hours, or refusing a password at every attempt, costs one log line,
+        /// not one per attempt. A handful at most (one per reason libmosquitto or the broker gives).
+        var reported: Set<String> = []
+        /// When the current connection was made (monotonic seconds); nil while not connected.
+        var connectedAt: Double?
+        /// Connections in a row lost within `shortConnection` of being made.
+        var shortConnections = 0
+        /// The broker's refusal of the last attempt (its CONNACK), reported when the attempt ends.
+        var refusal: (code: Int32, reason: String)?
         /// Errors libmosquitto logged during the attempt (OpenSSL's reason for a handshake).
         var attemptErrors: [String] = []
         /// errno as the disconnect callback found it when a connection ended with
@@ -128,7 +135,10 @@ final class MQTTClientCore: @unchecked Sendable {
             s.connection = .connecting
             s.stop = nil
             s.failures = 0
-            s.lastFailure = nil
+            s.reported.removeAll()
+            s.connectedAt = nil
+            s.shortConnections = 0
+            s.refusal = nil
             s.lostErrno = nil
             return true
         }
@@ -249,14 +259,16 @@ final class MQTTClientCore: @unchecked Sendable {
 
     func didConnect(_ rc: Int32) {
         guard rc == 0 else {
-            deliver(.refused(code: rc, reason: String(cString: mosquitto_connack_string(rc))))
+            // Reported by the network thread when the attempt ends, once per reason.
+            let reason = sentence(String(cString: mosquitto_connack_string(rc)))
+            state.withLock { $0.refusal = (rc, reason) }
             return
         }
         captureErrors(false)
         let subscriptions = state.withLock { s in
             s.connection = .connected
             s.failures = 0
-            s.lastFailure = nil
+            s.connectedAt = monotonicSeconds()
             return s.subscriptions
         }
         // mosquitto_subscribe only queues a packet, so it is fine on the loop thread.

@@ -30,11 +30,14 @@ public enum MQTTEvent: Sendable, Equatable {
     /// The broker accepted the connection; subscriptions have been sent again.
     case connected
     /// The broker refused the connection (bad credentials, protocol); the client retries.
+    /// A refusal for a reason already reported since the last connection is not reported again.
     case refused(code: Int32, reason: String)
     /// The connection ended, or an attempt to connect failed (a refused TCP connection, a
-    /// failed TLS handshake); `reason` says why, with OpenSSL's words for a handshake. An
-    /// attempt failing for the reason already reported since the last connection is not
-    /// reported again. `code` 0 means this client asked for it.
+    /// failed TLS handshake); `reason` says why, with OpenSSL's words for a handshake, and no
+    /// full stop at its end. An attempt failing for a reason already reported since the last
+    /// connection is not reported again; every lost connection is. The third connection in a
+    /// row lost within 10 s of being made says, once, that another client likely uses the same
+    /// client id. `code` 0 means this client asked for it.
     case disconnected(code: Int32, reason: String)
     /// The publish with this message id is done: written out (QoS 0) or acknowledged by
     /// the broker (QoS 1 PUBACK, QoS 2 PUBCOMP).

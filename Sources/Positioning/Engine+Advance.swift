@@ -48,8 +48,17 @@ extension Engine {
     /// Closes every open room and zone visit at `t` (a clean shutdown): one exit per enter.
     public func shutdown(at t: Double) -> [ZoneEvent] {
         var output: [EngineOutput] = []
-        for d in devices.indices where devices[d].isPresent { leave(device: d, at: t, into: &output) }
+        shutdown(at: t, into: &output)
         return output.compactMap { if case .event(let e) = $0 { e } else { nil } }
+    }
+
+    /// As `shutdown(at:)`, with each device's away update after its exits: once the exits are
+    /// out, a room or state still naming the room would contradict them (and the occupancy).
+    public func shutdown(at t: Double, into output: inout [EngineOutput]) {
+        for d in devices.indices where devices[d].isPresent {
+            leave(device: d, at: t, into: &output)
+            output.append(.update(awayUpdate(device: d, at: t, since: t)))
+        }
     }
 
     private func sweepAway(at t: Double, into output: inout [EngineOutput]) {
@@ -59,12 +68,28 @@ extension Engine {
             let silence = t - hot[d].lastReading
             if devices[d].isPresent {
                 guard silence > limit else { continue }
-                leave(device: d, at: t, into: &output)
-                output.append(.update(update(device: d, at: t, nearest: nil)))
+                // The device left when it was last heard (or last located, when a solve came
+                // after its last reading), as a crash recovery closes a visit at its last track
+                // point: the sweep's own time put `away_after` of absence into every dwell.
+                let left = max(hot[d].lastReading, devices[d].presence.lastLocated)
+                leave(device: d, at: left, into: &output)
+                output.append(.update(awayUpdate(device: d, at: t, since: left)))
             } else if silence > forgetLimit && !hot[d].isQueued {
                 forget(device: d)
             }
         }
+    }
+
+    /// The update of a device that went away at `since`: no room, floor, zones or fix (SPEC §2;
+    /// its position is the last one, which the publisher does not repeat as if it were current).
+    private func awayUpdate(device d: Int, at t: Double, since: Double) -> DeviceUpdate {
+        var u = update(device: d, at: t, nearest: nil)
+        u.floor = nil
+        u.zones = []
+        u.confidence = 0
+        u.fixes = 0
+        u.since = since
+        return u
     }
 
     private func leave(device d: Int, at t: Double, into output: inout [EngineOutput]) {

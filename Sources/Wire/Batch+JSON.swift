@@ -10,6 +10,7 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case replayed           // a batch sequence number already seen
     case excluded           // a device the site excludes
     case capacity           // a new device while the engine already keeps its most
+    case clockAhead = "clock_ahead"     // a batch stamped implausibly far ahead of its arrival
 }
 
 /// A refused payload: the reason (for the metric) and a message with the offset (for the log).

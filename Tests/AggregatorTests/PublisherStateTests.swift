@@ -25,9 +25,9 @@ private func update(name: String?, room: String?, nearest: NodeRange?) -> Device
     #expect(texts == [
         "whereabouts/devices/\(id)/room west",
         #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":"kitchen","distance":2.5,"proximity":"near"}}"#,
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":null}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
         "whereabouts/devices/\(id)/room away",
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":null}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":null,"y":null,"z":null,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
     ])
 }
 

@@ -106,7 +106,9 @@ struct EngineHoldTests {
         let output = run(engine, readings, until: 1130)
         #expect(engine.holds > 0)
         #expect(roomEvents(output) == ["enter west", "exit west"])
-        #expect(events(output).last.map { $0.t > 1119 && $0.t <= 1121.5 } == true)
-        #expect(updates(output).last?.room == nil)
+        // Away at the sweep after away_after (30 s); the exit when it was last heard.
+        let lastHeard = readings.map(\.reading.t).max() ?? 0
+        #expect(events(output).last.map { $0.t >= lastHeard && $0.t <= lastHeard + 0.5 } == true)
+        #expect(updates(output).last.map { $0.room == nil && $0.t > 1119 && $0.t <= 1121.5 } == true)
     }
 }

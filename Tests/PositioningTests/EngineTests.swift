@@ -54,9 +54,22 @@ struct EngineTests {
         let output = run(engine, readings, until: 1100)
         let all = events(output)
         #expect(all.map { "\($0.type.rawValue) \($0.zone)" } == ["enter east", "enter desk", "exit desk", "exit east"])
-        // Away: after away_after (30 s) without readings, within the one-second sweep.
-        #expect(all.last.map { $0.t > 1089 && $0.t <= 1091.5 } == true)
-        #expect(updates(output).last?.room == nil)
+        // Away after away_after (30 s) without readings, within the one-second sweep; but the
+        // device left when it was last heard (or located, half a second later at most), as a
+        // crash recovery closes a visit at its last track point: the exits say so, and their
+        // dwell holds no away_after.
+        let lastHeard = readings.map(\.reading.t).max() ?? 0
+        let exits = all.filter { $0.type == .exit }
+        #expect(exits.allSatisfy { $0.t >= lastHeard && $0.t <= lastHeard + 0.5 }, "\(exits) after \(lastHeard)")
+        for exit in exits {
+            let enter = all.first { $0.type == .enter && $0.zone == exit.zone }
+            #expect(enter.map { abs((exit.dwell ?? -1) - (exit.t - $0.t)) < 1e-9 } == true)
+        }
+        // The away update comes at the sweep, with no room, floor, zones or fix, away since the exit.
+        let away = updates(output).last
+        #expect(away.map { $0.t > 1089 && $0.t <= 1091.5 } == true)
+        #expect(away?.room == nil && away?.floor == nil && away?.zones == [] && away?.confidence == 0 && away?.fixes == 0)
+        #expect(away?.since == exits.last?.t)
         // Nothing is left open for a shutdown to close.
         #expect(engine.shutdown(at: 1200).isEmpty)
     }
