@@ -13,7 +13,8 @@ extension AggregatorService {
         let log = self.log
         let commits = metrics.storageCommits
         let box = WriterBox()
-        let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
+        // The writer's lines name themselves (`storage: FILE: …`).
+        let writer = TrackWriter(path: path, configuration: configuration, log: log,
                                  onCommit: { [weak self] ticket in
                                      // On the writer thread, after the commit: its duration is the latest.
                                      if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
