@@ -18,6 +18,9 @@ public struct WriterConfiguration: Sendable {
     public var batchSize = 5_000
     /// Pause between attempts while the database refuses writes.
     public var retryInterval = 1.0
+    /// How long `close()` keeps retrying a failing database before it keeps the visit writes
+    /// left in the journal (`VisitJournal`) and gives the rest up.
+    public var shutdownGrace = 5.0
     /// SQLite's busy timeout for the writer's connection.
     public var busyTimeout = 2.0
     /// Shortest time between two track points of a moving device.
