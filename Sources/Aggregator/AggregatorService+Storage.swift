@@ -1,11 +1,14 @@
 import MQTT
 import Storage
 
-/// Opening the database at start: created and migrated, the visits a clean stop could not
+/// Opening the database at start: its writer lock taken, created and migrated, the visits a clean stop could not
 /// store taken from its journal, visits a crash left open closed, the writer's metrics
 /// registered.
 extension AggregatorService {
     func openStorage(_ path: String) throws {
+        // First: a second aggregator on the file would take this one's open visits for a
+        // crash's, close them and publish exits for devices still there.
+        writerLock = try WriterLock(database: path)
         // Created and migrated here, so a database that cannot be opened stops the start
         // with a clear message, and the recovery below reads a complete schema.
         try Schema.prepare(path: path)

@@ -20,6 +20,9 @@ public final class AggregatorService: @unchecked Sendable {
     let log: @Sendable (String) -> Void
     private var client: MQTTClient?
     var writer: TrackWriter?
+    /// This process's right to write the database, held until it exits (released by the
+    /// kernel however it ends).
+    var writerLock: WriterLock?
     private var http: HTTPEndpoints?
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []

@@ -23,7 +23,12 @@ let command = Command(
         .flag("no-discovery", help: "Do not publish Home Assistant discovery."),
         .value("config", "FILE", help: "A YAML file with any of these options as keys (flags win)."),
     ],
-    discussion: "The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.")
+    discussion: """
+        The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.
+        One aggregator writes a database: a second one on the same --db exits 1 naming the first's pid
+        (the first holds FILE.lock while it runs). Exit status: 0 after SIGTERM or SIGINT, 1 when it
+        cannot start, 64 on a usage error.
+        """)
 
 /// Options from `--config`, overridden by flags: the file's keys are the flags' names; a
 /// repeatable option takes one value or a list, a flag `true` or `false`.
