@@ -1,5 +1,6 @@
 import MQTT
 import Storage
+import Wire
 
 /// Opening the database at start: its writer lock taken, created and migrated, the visits a clean stop could not
 /// store taken from its journal, visits a crash left open closed, the writer's metrics
@@ -15,6 +16,7 @@ extension AggregatorService {
         var configuration = WriterConfiguration()
         configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
         configuration.shutdownGrace = settings.shutdownGrace
+        configuration.deviceNames = Self.deviceNames(settings.site)
         let log = self.log
         let commits = metrics.storageCommits
         let box = WriterBox()
@@ -57,6 +59,15 @@ extension AggregatorService {
         }
         _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
         recovered = messages
+    }
+
+    /// The name of each device the site names; the first entry of an id counts, as in the engine.
+    static func deviceNames(_ site: Site) -> [String: String] {
+        var names: [String: String] = [:], seen: Set<String> = []
+        for d in site.devices where seen.insert(d.id).inserted {
+            if let name = d.name { names[d.id] = name }
+        }
+        return names
     }
 
     private func registerStorageMetrics(_ writer: TrackWriter) {

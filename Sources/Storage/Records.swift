@@ -124,7 +124,6 @@ enum Write: Sendable {
     case trackedPoint(TrackedDevice, TrackPoint)
     case visitOpened(Visit)
     case visitClosed(Visit)
-    case deviceSeen(id: String, name: String?, t: Double)
     case health(NodeHealth)
 
     /// Every time, coordinate and confidence is a finite number: a NaN would reach SQLite as
@@ -135,7 +134,6 @@ enum Write: Sendable {
         case .point(let p), .trackedPoint(_, let p):
             p.t.isFinite && p.x.isFinite && p.y.isFinite && p.z.isFinite && p.confidence.isFinite
         case .visitOpened(let v), .visitClosed(let v): v.enter.isFinite && v.exit?.isFinite != false
-        case .deviceSeen(_, _, let t): t.isFinite
         case .health(let h): h.t.isFinite
         }
     }

@@ -70,12 +70,6 @@ public final class TrackWriter: Sendable {
     @discardableResult
     public func closeVisit(_ open: OpenVisit) -> WriteOutcome { closeVisit(open.visit, at: open.closeAt) }
 
-    /// Notes that a device was heard (and its configured name) without a position.
-    @discardableResult
-    public func deviceSeen(id: String, name: String?, t: Double) -> WriteOutcome {
-        state.enqueue(.deviceSeen(id: id, name: name, t: t))
-    }
-
     @discardableResult
     public func recordHealth(_ sample: NodeHealth) -> WriteOutcome { state.enqueue(.health(sample)) }
 

@@ -30,6 +30,11 @@ public struct WriterConfiguration: Sendable {
     /// A still device still writes a point this often, so its track shows it was there.
     public var stillInterval = 60.0
     public var retention = RetentionPolicy()
+    /// The names the site gives devices, by id: each device's row carries its name (Grafana's
+    /// tables and `whereabouts devices` show it). Applied to the rows already there each time
+    /// the writer opens the database (renamed, or cleared for a device no longer named), and
+    /// to a new row when it is written.
+    public var deviceNames: [String: String] = [:]
     /// Seconds between retention and downsampling passes.
     public var maintenanceInterval = 300.0
     /// The wall clock retention measures against (injected so tests can move it).

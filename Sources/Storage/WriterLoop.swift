@@ -131,7 +131,7 @@ final class WriterLoop {
 
     private func openStore() throws -> BatchWriter {
         if let store { return store }
-        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout)
+        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout, names: configuration.deviceNames)
         store = opened
         return opened
     }
