@@ -3,6 +3,33 @@ import MQTT
 import Storage
 import Testing
 
+/// SIGHUP (a closed terminal, an operator expecting a reload) leaves the aggregator running:
+/// logged, no exit published; SIGTERM then stops it cleanly with the one exit (before: SIGHUP
+/// killed it, exit 129, no exit published, and the will said `offline`).
+@Test(.timeLimit(.minutes(2)))
+func sighupIsLoggedAndIgnored() async throws {
+    let dir = try faultDirectory("sighup")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let broker = try Broker()
+    defer { broker.stop() }
+    let collector = try Collector(broker: broker, filters: ["whereabouts/zones/+/events", "whereabouts/aggregator/status"])
+    try await collector.ready()
+    let events = { collector.messages.filter { $0.topic.hasSuffix("/events") }.map(jsonObject) }
+    let traffic = try Traffic(broker: broker)
+    let aggregator = try AggregatorProcess(broker: broker, db: dir.appendingPathComponent("tracks.db"), directory: dir)
+    #expect(await collector.wait(timeout: 20) { _ in events().contains { $0["type"] as? String == "enter" } }, "\(aggregator.log)")
+    kill(aggregator.process.processIdentifier, SIGHUP)
+    #expect(await poll(timeout: 5) { aggregator.log.contains("SIGHUP ignored") }, "\(aggregator.log)")
+    try await Task.sleep(for: .seconds(1))
+    #expect(aggregator.isRunning)
+    #expect(!events().contains { $0["type"] as? String == "exit" })
+    await traffic.stop()
+    #expect(await aggregator.stop() == 0, "\(aggregator.log)")
+    #expect(await collector.wait { _ in events().contains { $0["type"] as? String == "exit" } })
+    #expect(events().map { $0["type"] as? String ?? "-" } == ["enter", "exit"])
+    #expect(collector.messages(on: "whereabouts/aggregator/status").map(payloadText).last == "offline")
+}
+
 /// SPEC §2: exactly one `exit` follows every `enter`, also when the aggregator stops cleanly
 /// while the database refuses writes (here another connection holds its write lock, as a
 /// careless `sqlite3` session would). The stop publishes the exit and keeps its close in
