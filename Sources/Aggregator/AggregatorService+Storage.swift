@@ -2,9 +2,9 @@ import MQTT
 import Storage
 import Wire
 
-/// Opening the database at start: its writer lock taken, created and migrated, the visits a clean stop could not
-/// store taken from its journal, visits a crash left open closed, the writer's metrics
-/// registered.
+/// Opening the database at start: its writer lock taken, created and migrated, the visits a
+/// clean stop could not store taken from its journal, visits a crash left open closed, the
+/// writer's metrics registered.
 extension AggregatorService {
     func openStorage(_ path: String) throws {
         // First: a second aggregator on the file would take this one's open visits for a
