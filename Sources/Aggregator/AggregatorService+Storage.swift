@@ -1,19 +1,27 @@
 import MQTT
 import Storage
+import Wire
 
-/// Opening the database at start: created and migrated, visits a crash left open closed,
-/// the writer's metrics registered.
+/// Opening the database at start: its writer lock taken, created and migrated, the visits a
+/// clean stop could not store taken from its journal, visits a crash left open closed, the
+/// writer's metrics registered.
 extension AggregatorService {
     func openStorage(_ path: String) throws {
+        // First: a second aggregator on the file would take this one's open visits for a
+        // crash's, close them and publish exits for devices still there.
+        writerLock = try WriterLock(database: path)
         // Created and migrated here, so a database that cannot be opened stops the start
         // with a clear message, and the recovery below reads a complete schema.
         try Schema.prepare(path: path)
         var configuration = WriterConfiguration()
         configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
+        configuration.shutdownGrace = settings.shutdownGrace
+        configuration.deviceNames = Self.deviceNames(settings.site)
         let log = self.log
         let commits = metrics.storageCommits
         let box = WriterBox()
-        let writer = TrackWriter(path: path, configuration: configuration, log: { log("storage: \($0)") },
+        // The writer's lines name themselves (`storage: FILE: …`).
+        let writer = TrackWriter(path: path, configuration: configuration, log: log,
                                  onCommit: { [weak self] ticket in
                                      // On the writer thread, after the commit: its duration is the latest.
                                      if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
@@ -23,13 +31,24 @@ extension AggregatorService {
         box.writer = writer
         self.writer = writer
         registerStorageMetrics(writer)
-        try recoverOpenVisits(writer)
+        let journaled = try writer.resumeJournal()
+        if !journaled.isEmpty {
+            log("storing \(journaled.count) visit write(s) the last stop kept in \(path).pending (their events were published then)")
+        }
+        try recoverOpenVisits(writer, journaled: journaled)
     }
 
     /// Visits a crash left open are closed at the device's last track point, and their exits
-    /// published once stored, so every `enter` still gets exactly one `exit`.
-    private func recoverOpenVisits(_ writer: TrackWriter) throws {
-        let open = try writer.openVisits()
+    /// published once stored, so every `enter` still gets exactly one `exit`. A visit the
+    /// journal closes had its `exit` published by the stop that kept it: it is left alone.
+    private func recoverOpenVisits(_ writer: TrackWriter, journaled: [Visit]) throws {
+        let closed = Set(journaled.filter { $0.exit != nil }.map(VisitName.init))
+        var open = try writer.openVisits().filter { !closed.contains(VisitName($0.visit)) }
+        // An open the journal holds without its close is as open as one on disk.
+        var known = Set(open.map { VisitName($0.visit) })
+        for v in journaled where v.exit == nil && !closed.contains(VisitName(v)) && known.insert(VisitName(v)).inserted {
+            open.append(OpenVisit(visit: v, lastTrackPoint: nil))
+        }
         guard !open.isEmpty else { return }
         log("closing \(open.count) visit(s) left open by an unclean stop")
         var last: UInt64 = 0
@@ -40,6 +59,15 @@ extension AggregatorService {
         }
         _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
         recovered = messages
+    }
+
+    /// The name of each device the site names; the first entry of an id counts, as in the engine.
+    static func deviceNames(_ site: Site) -> [String: String] {
+        var names: [String: String] = [:], seen: Set<String> = []
+        for d in site.devices where seen.insert(d.id).inserted {
+            if let name = d.name { names[d.id] = name }
+        }
+        return names
     }
 
     private func registerStorageMetrics(_ writer: TrackWriter) {
@@ -57,6 +85,12 @@ extension AggregatorService {
             [([], Double(writer.statistics.cachedDevices))]
         }
     }
+}
+
+/// A visit's name in the store: (device, zone, enter time).
+private struct VisitName: Hashable {
+    let device: String, zone: String, enter: Double
+    init(_ v: Visit) { (device, zone, enter) = (v.device, v.zone, v.enter) }
 }
 
 /// Lets the writer's commit hook read the writer's statistics without owning it.

@@ -20,6 +20,9 @@ public final class AggregatorService: @unchecked Sendable {
     let log: @Sendable (String) -> Void
     private var client: MQTTClient?
     var writer: TrackWriter?
+    /// This process's right to write the database, held until it exits (released by the
+    /// kernel however it ends).
+    var writerLock: WriterLock?
     private var http: HTTPEndpoints?
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []
@@ -108,7 +111,8 @@ public final class AggregatorService: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// A clean stop: exits for every open visit, stored and published, `offline`, disconnect.
+    /// A clean stop: exits for every open visit, stored (or kept in the journal) and
+    /// published, `offline`, disconnect.
     public func stop() {
         work.sync {
             guard !stopping else { return }
@@ -117,9 +121,11 @@ public final class AggregatorService: @unchecked Sendable {
             effects.removeAll(keepingCapacity: true)
             core.shutdown(wall: now(), into: &effects)
             perform()
-            if let writer, !pending.isEmpty, let last = pending.last?.ticket {
-                _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
-            }
+            // Before the held exits go out: the writer commits what is queued (retrying a
+            // failing database for `shutdownGrace`) and keeps the visit writes it could not
+            // store in a journal beside the database, so the next start stores them at the
+            // times published instead of closing those visits again with a second `exit`.
+            writer?.close()
             releasePending(upTo: .max)
         }
         if client != nil {
@@ -127,7 +133,6 @@ public final class AggregatorService: @unchecked Sendable {
             waitForAcknowledgements(timeout: settings.shutdownGrace)
             client?.disconnect()
         }
-        writer?.close()
         http = nil
     }
 

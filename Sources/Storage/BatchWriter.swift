@@ -31,6 +31,8 @@ final class BatchWriter {
     private let begin: Statement
     private let commit: Statement
     private var deviceKeys: [String: Int64] = [:]
+    /// The site's device names (`WriterConfiguration.deviceNames`).
+    private let names: [String: String]
     /// Marks the keys cached in `TrackedDevice` handles: a new one on open and on rollback,
     /// so a handle's key from a rolled-back transaction (or another writer) is never used.
     private var epoch = BatchWriter.newEpoch()
@@ -44,8 +46,9 @@ final class BatchWriter {
     private var stored: [Int64: Double] = [:]
     static let lastSeenResolution = 60.0
 
-    init(path: String, busyTimeout: Double) throws {
+    init(path: String, busyTimeout: Double, names: [String: String] = [:]) throws {
         db = try Connection(path: path, busyTimeout: busyTimeout)
+        self.names = names
         try Schema.migrator.migrate(db)
         // The writer's own settings (WAL and synchronous = NORMAL come with the connection).
         // A checkpoint copies the WAL into the file and syncs both: with SQLite's default of
@@ -84,6 +87,25 @@ final class BatchWriter {
         insertHealth = try db.prepare("""
             INSERT INTO node_health(node, t, adverts, dropped, buffered, online) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
+        try applyNames()
+    }
+
+    /// The site's names into the rows already there: a renamed device renamed, one the site
+    /// no longer names cleared. New rows get theirs as they are written (`deviceRow`).
+    private func applyNames() throws {
+        try db.transaction {
+            let named = try db.prepare("SELECT id FROM devices WHERE name IS NOT NULL")
+            var unnamed: [String] = []
+            while try named.step() {
+                if let id = named.string(0), names[id] == nil { unnamed.append(id) }
+            }
+            let rename = try db.prepare("UPDATE devices SET name = ?2 WHERE id = ?1 AND name IS NOT ?2")
+            for (id, name) in names.map({ ($0.key, Optional($0.value)) }) + unnamed.map({ ($0, nil) }) {
+                try rename.bind(id, at: 1)
+                try rename.bind(name, at: 2)
+                try rename.run()
+            }
+        }
     }
 
     /// Drops the cached key and last_seen of forgotten devices, between transactions (nothing
@@ -164,8 +186,6 @@ final class BatchWriter {
             try bindVisit(closeVisit, v)
             try closeVisit.bind(v.exit ?? v.enter, at: 5)
             try closeVisit.run()
-        case .deviceSeen(let id, let name, let t):
-            deviceKeys[id] = try deviceRow(id, name: name, t: t)
         case .health(let h):
             // Health samples are rare: each one also moves the node's last_seen.
             let node = try nodeRow(h.node, t: h.t)
@@ -222,13 +242,13 @@ final class BatchWriter {
             seen[key] = max(seen[key] ?? t, t)
             return key
         }
-        let key = try deviceRow(id, name: nil, t: t)
+        let key = try deviceRow(id, name: names[id], t: t)
         deviceKeys[id] = key
         return key
     }
 
-    /// Inserts device `id`'s row, or moves its name, first_seen and last_seen on when it is
-    /// there (as an upsert would); returns its key.
+    /// Inserts device `id`'s row (with the site's name for it), or moves its first_seen and
+    /// last_seen on when it is there (as an upsert would); returns its key.
     private func deviceRow(_ id: String, name: String?, t: Double) throws -> Int64 {
         try insertDevice.bind(id, at: 1)
         try insertDevice.bind(name, at: 2)

@@ -25,7 +25,7 @@ public struct TrackPoint: Sendable, Equatable {
 
 /// A device's stay in a zone. Named by (device, zone, enter): the close of a visit and a
 /// replayed open find the same row.
-public struct Visit: Sendable, Equatable {
+public struct Visit: Sendable, Hashable {
     public var device: String
     public var zone: String
     public var floor: String?
@@ -51,6 +51,11 @@ public struct OpenVisit: Sendable, Equatable {
     public var visit: Visit
     /// Time of the device's last track point, `nil` when it has none.
     public var lastTrackPoint: Double?
+
+    public init(visit: Visit, lastTrackPoint: Double?) {
+        self.visit = visit
+        self.lastTrackPoint = lastTrackPoint
+    }
 
     /// When to close it: the last track point, never before the enter.
     public var closeAt: Double { max(visit.enter, lastTrackPoint ?? visit.enter) }
@@ -119,7 +124,6 @@ enum Write: Sendable {
     case trackedPoint(TrackedDevice, TrackPoint)
     case visitOpened(Visit)
     case visitClosed(Visit)
-    case deviceSeen(id: String, name: String?, t: Double)
     case health(NodeHealth)
 
     /// Every time, coordinate and confidence is a finite number: a NaN would reach SQLite as
@@ -130,8 +134,15 @@ enum Write: Sendable {
         case .point(let p), .trackedPoint(_, let p):
             p.t.isFinite && p.x.isFinite && p.y.isFinite && p.z.isFinite && p.confidence.isFinite
         case .visitOpened(let v), .visitClosed(let v): v.enter.isFinite && v.exit?.isFinite != false
-        case .deviceSeen(_, _, let t): t.isFinite
         case .health(let h): h.t.isFinite
+        }
+    }
+
+    /// The visit of a visit write (its exit set for a close), nil for any other write.
+    var visit: Visit? {
+        switch self {
+        case .visitOpened(let v), .visitClosed(let v): v
+        default: nil
         }
     }
 

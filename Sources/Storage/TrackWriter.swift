@@ -70,12 +70,6 @@ public final class TrackWriter: Sendable {
     @discardableResult
     public func closeVisit(_ open: OpenVisit) -> WriteOutcome { closeVisit(open.visit, at: open.closeAt) }
 
-    /// Notes that a device was heard (and its configured name) without a position.
-    @discardableResult
-    public func deviceSeen(id: String, name: String?, t: Double) -> WriteOutcome {
-        state.enqueue(.deviceSeen(id: id, name: name, t: t))
-    }
-
     @discardableResult
     public func recordHealth(_ sample: NodeHealth) -> WriteOutcome { state.enqueue(.health(sample)) }
 
@@ -114,8 +108,20 @@ public final class TrackWriter: Sendable {
         try TrackReader(path: path).openVisits()
     }
 
-    /// Commits what is queued (retrying a failing database for up to its shutdown grace),
-    /// then stops the thread. Later writes return `.closed`.
+    /// Queues the visit writes a clean stop kept in the journal (`VisitJournal`), ahead of
+    /// anything else; the file is removed once they are committed, and kept while they are not.
+    /// Returns them: their events were published already, so a caller closing the visits a
+    /// crash left open (`openVisits()`) must leave the ones closed here alone. Call once, at
+    /// start, before new visits. Throws on a journal that cannot be read.
+    public func resumeJournal() throws(JournalError) -> [Visit] {
+        let visits = try VisitJournal(database: path).visits()
+        if !visits.isEmpty { state.resume(visits.map { $0.exit == nil ? .visitOpened($0) : .visitClosed($0) }) }
+        return visits
+    }
+
+    /// Commits what is queued (retrying a failing database for up to `shutdownGrace`), keeps
+    /// the visit writes it could not store in the journal (`VisitJournal`), then stops the
+    /// thread. Later writes return `.closed`.
     public func close() {
         state.requestStop()
         thread.join()

@@ -18,6 +18,9 @@ public struct WriterConfiguration: Sendable {
     public var batchSize = 5_000
     /// Pause between attempts while the database refuses writes.
     public var retryInterval = 1.0
+    /// How long `close()` keeps retrying a failing database before it keeps the visit writes
+    /// left in the journal (`VisitJournal`) and gives the rest up.
+    public var shutdownGrace = 5.0
     /// SQLite's busy timeout for the writer's connection.
     public var busyTimeout = 2.0
     /// Shortest time between two track points of a moving device.
@@ -27,6 +30,11 @@ public struct WriterConfiguration: Sendable {
     /// A still device still writes a point this often, so its track shows it was there.
     public var stillInterval = 60.0
     public var retention = RetentionPolicy()
+    /// The names the site gives devices, by id: each device's row carries its name (Grafana's
+    /// tables and `whereabouts devices` show it). Applied to the rows already there each time
+    /// the writer opens the database (renamed, or cleared for a device no longer named), and
+    /// to a new row when it is written.
+    public var deviceNames: [String: String] = [:]
     /// Seconds between retention and downsampling passes.
     public var maintenanceInterval = 300.0
     /// The wall clock retention measures against (injected so tests can move it).

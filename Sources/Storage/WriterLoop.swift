@@ -18,6 +18,7 @@ final class WriterLoop {
     private var droppedLogged: UInt64 = 0
     private var dropLoggedAt = -Double.infinity
     private var forgotten: [String] = []
+    private let journal: VisitJournal
 
     init(path: String, configuration: WriterConfiguration, state: WriterState,
          log: @escaping @Sendable (String) -> Void, onCommit: (@Sendable (UInt64) -> Void)?) {
@@ -26,6 +27,7 @@ final class WriterLoop {
         self.state = state
         self.log = log
         self.onCommit = onCommit
+        journal = VisitJournal(database: path)
         maintenance = Maintenance(policy: configuration.retention)
         nextMaintenance = monotonicNow() + min(configuration.maintenanceInterval, 10)
     }
@@ -37,7 +39,7 @@ final class WriterLoop {
             let wait = pending.isEmpty && maintenance.isIdle ? configuration.commitInterval : 0
             let (last, stop) = state.take(into: &pending, waitUntil: monotonicNow() + wait)
             pendingLast = last
-            if stop && stopAt == nil { stopAt = monotonicNow() + shutdownGrace }
+            if stop && stopAt == nil { stopAt = monotonicNow() + configuration.shutdownGrace }
             if !pending.isEmpty {
                 if !commitPending() {
                     if let stopAt, monotonicNow() >= stopAt { break }
@@ -52,13 +54,41 @@ final class WriterLoop {
             if !stop { maintainIfDue() }
             logDrops()
         }
+        state.takeRemaining(into: &pending)
+        let visits = pending.compactMap(\.visit)
+        let kept = !visits.isEmpty && keepInJournal(visits)
         if !pending.isEmpty { log("storage: \(path): shutting down with \(pending.count) writes not stored") }
-        state.finish(abandoned: pending.count)
+        state.finish(abandoned: pending.count, journaled: kept ? visits.count : 0, lost: kept ? 0 : visits.count)
         store = nil
     }
 
-    /// How long a close keeps retrying a failing database before giving its queue up.
-    private var shutdownGrace: Double { max(5, configuration.retryInterval * 3) }
+    /// Visit writes left at a close: their events are published next (or were already), so
+    /// they go to the journal for the next start, added to one nobody resumed yet.
+    private func keepInJournal(_ visits: [Visit]) -> Bool {
+        do {
+            var kept = (try? journal.visits()) ?? []
+            var known = Set(kept)
+            for v in visits where known.insert(v).inserted { kept.append(v) }
+            try journal.replace(with: kept)
+            log("storage: \(path): \(visits.count) visit writes kept in \(journal.path); the next start stores them")
+            return true
+        } catch {
+            log("storage: \(path): ERROR: \(visits.count) visit writes stored nowhere, their zone events published: \(error)")
+            return false
+        }
+    }
+
+    /// The journal's visits are committed: the file goes.
+    private func removeJournalIfCommitted() {
+        guard state.takeJournalCommitted() else { return }
+        do {
+            try journal.remove()
+            log("storage: \(path): the visits kept in \(journal.path) are stored; removed it")
+        } catch {
+            // Applying it again at the next start changes nothing: opens and closes are idempotent.
+            log("storage: \(path): cannot remove \(journal.path) (its visits are stored): \(error)")
+        }
+    }
 
     /// The thread never started: report it and mark the queue closed.
     func abandon(reason: String) {
@@ -81,6 +111,7 @@ final class WriterLoop {
             state.didCommit(through: pendingLast, writes: pending.count, latency: latency)
             pending.removeAll(keepingCapacity: true)
             onCommit?(pendingLast)
+            removeJournalIfCommitted()
             return true
         } catch {
             let failure = error as? DatabaseError ?? DatabaseError.misuse("\(error)")
@@ -100,7 +131,7 @@ final class WriterLoop {
 
     private func openStore() throws -> BatchWriter {
         if let store { return store }
-        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout)
+        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout, names: configuration.deviceNames)
         store = opened
         return opened
     }

@@ -36,6 +36,8 @@ final class WriterState: @unchecked Sendable {
     private let eventCommitGap: Double
     private var stopping = false
     private var finished = false
+    /// The last ticket of the journal's visits (`resume`): the file goes once it is committed.
+    private var journalThrough: UInt64?
 
     init(_ configuration: WriterConfiguration) {
         capacity = configuration.capacity
@@ -97,6 +99,33 @@ final class WriterState: @unchecked Sendable {
             }
             return .queued(ticket: ticket)
         }
+    }
+
+    /// Caller side, at start: the journal's visit writes, queued ahead of anything else
+    /// whatever the queue's bound (the journal holds at most what a queue held).
+    func resume(_ writes: [Write]) {
+        lock.withLock {
+            for write in writes { incoming.append(write) }
+            nextTicket += UInt64(writes.count)
+            stats.enqueued += UInt64(writes.count)
+            journalThrough = nextTicket - 1
+            urgent = true
+            lock.signalWork()
+        }
+    }
+
+    /// Writer side: `true` once, when the journal's visits are all committed.
+    func takeJournalCommitted() -> Bool {
+        lock.withLock {
+            guard let ticket = journalThrough, ticket <= committed else { return false }
+            journalThrough = nil
+            return true
+        }
+    }
+
+    /// Writer side, at exit: every write still queued, for the journal.
+    func takeRemaining(into buffer: inout [Write]) {
+        lock.withLock { incoming.take(upTo: incoming.count, into: &buffer) }
     }
 
     /// Caller side: the device is gone for good (or will start afresh); its per-device state is
@@ -188,9 +217,11 @@ final class WriterState: @unchecked Sendable {
     func didPrune(_ rows: Int) { lock.withLock { stats.pruned += UInt64(rows) } }
 
     /// Writer side, at exit: what could not be written counts as dropped; waiters are released.
-    func finish(abandoned: Int) {
+    func finish(abandoned: Int, journaled: Int = 0, lost: Int = 0) {
         lock.withLock {
             stats.droppedFull += UInt64(abandoned)
+            stats.journaled += UInt64(journaled)
+            stats.lostVisits += UInt64(lost)
             inFlight = 0
             stats.status = .closed
             finished = true

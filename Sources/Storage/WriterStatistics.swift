@@ -17,6 +17,12 @@ public struct WriterStatistics: Sendable, Equatable {
     public var lastCommitLatency: Double = 0
     /// Writes waiting for a commit, including a batch being retried.
     public var queueDepth = 0
+    /// Visit writes a clean stop could not store, kept in the journal (`VisitJournal`) for
+    /// the next start.
+    public var journaled: UInt64 = 0
+    /// Visit writes a clean stop could neither store nor keep in the journal: their events
+    /// were published, the database will not have them.
+    public var lostVisits: UInt64 = 0
     /// Rows removed by retention and downsampling.
     public var pruned: UInt64 = 0
     /// Devices the writer keeps per-device state for (their database key, last_seen, last

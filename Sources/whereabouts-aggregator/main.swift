@@ -23,7 +23,13 @@ let command = Command(
         .flag("no-discovery", help: "Do not publish Home Assistant discovery."),
         .value("config", "FILE", help: "A YAML file with any of these options as keys (flags win)."),
     ],
-    discussion: "The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.")
+    discussion: """
+        The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.
+        One aggregator writes a database: a second one on the same --db exits 1 naming the first's pid
+        (the first holds FILE.lock while it runs). SIGTERM and SIGINT stop cleanly; SIGHUP is logged and
+        ignored (nothing is reloaded: restart to apply a change). Exit status: 0 after SIGTERM or SIGINT,
+        1 when it cannot start, 64 on a usage error.
+        """)
 
 /// Options from `--config`, overridden by flags: the file's keys are the flags' names; a
 /// repeatable option takes one value or a list, a flag `true` or `false`.
@@ -80,6 +86,13 @@ func configValues(_ entry: ConfigNode.Entry, of option: Option, in path: String)
 func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
 
 TerminationSignal.block()
+// SIGHUP (a closed terminal, or an operator expecting a reload) killed the process uncleanly:
+// no exits published, the will saying `offline`. A daemon keeps running; there is no reload
+// (the site and options are read at start), so the signal is logged and otherwise ignored.
+signal(SIGHUP, SIG_IGN)
+let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "whereabouts.aggregator.hangup"))
+hangup.setEventHandler { log("SIGHUP ignored: the site and options are read at start only; restart to apply a change") }
+hangup.resume()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let options = try merged(args)
     guard let sitePath = options.string("site") else { throw UsageError("missing required option --site") }

@@ -27,6 +27,9 @@ private func walkThroughAStorageFault(_ name: String, outage: Double,
     traffic.change { $0.position = Reference.east }
     let failing = await aggregator.waitForMetrics(timeout: outage) { $0["whereabouts_storage_ok"] == 0 }
     #expect(failing?["whereabouts_storage_ok"] == 0, "storage never reported failing:\n\(aggregator.log)")
+    // One prefix, the writer's own (the service once added a second: `storage: storage: …`).
+    #expect(await poll(timeout: 5) { aggregator.log.contains("whereabouts-aggregator: storage: \(db.path): writes failing") }, "\(aggregator.log)")
+    #expect(!aggregator.log.contains("storage: storage:"), "\(aggregator.log)")
     // Publishing goes on: the room changes and its events come out while the fault lasts.
     #expect(await collector.wait(timeout: outage) { $0.contains { $0.topic == room && payloadText($0) == "east" } }, "\(aggregator.log)")
     #expect(await collector.wait(timeout: outage) { $0.contains { jsonObject($0)["type"] as? String == "enter" && jsonObject($0)["zone"] as? String == "east" } },

@@ -18,8 +18,9 @@ private let whereabouts: String = {
 
     init() throws {
         path = dir.file("cli.db")
-        let writer = TrackWriter(path: path, configuration: eagerConfiguration())
-        writer.deviceSeen(id: "keys", name: "Keys", t: 1_764_410_000)
+        var configuration = eagerConfiguration()
+        configuration.deviceNames = ["keys": "Keys"]
+        let writer = TrackWriter(path: path, configuration: configuration)
         for i in 0..<5 {
             writer.record(TrackPoint(device: "keys", t: 1_764_410_000 + Double(i), x: Double(i), y: 1, z: 0,
                                      floor: "ground", room: i < 3 ? "kitchen" : "hall", confidence: 0.9))

@@ -20,7 +20,6 @@ import Testing
             writer.openVisit(Visit(device: "a", zone: "kitchen", floor: nil, enter: .infinity)),
             writer.closeVisit(Visit(device: "a", zone: "kitchen", floor: nil, enter: 100), at: .nan),
             writer.recordHealth(NodeHealth(node: "n1", t: .nan, adverts: 1, dropped: 0, buffered: 0, online: true)),
-            writer.deviceSeen(id: "b", name: nil, t: .nan),
         ]
         #expect(refused.allSatisfy { $0 == .invalid })
         writer.record(point("a", 103, x: 2))
@@ -33,7 +32,6 @@ import Testing
         #expect(try count("track_points", in: path) == 3)
         #expect(try count("visits", in: path) == 1)
         #expect(try count("node_health", in: path) == 0)
-        #expect(try count("devices", in: path, where: "id = 'b'") == 0)
         writer.close()
     }
 

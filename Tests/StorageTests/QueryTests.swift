@@ -6,8 +6,9 @@ import Testing
 private func filledStore() throws -> (TempDirectory, String) {
     let dir = TempDirectory("query")
     let path = dir.file("q.db")
-    let writer = TrackWriter(path: path, configuration: eagerConfiguration())
-    writer.deviceSeen(id: "keys", name: "Keys, spare", t: 1_000)
+    var configuration = eagerConfiguration()
+    configuration.deviceNames = ["keys": "Keys, spare"]
+    let writer = TrackWriter(path: path, configuration: configuration)
     writer.record(TrackPoint(device: "keys", t: 1_000, x: 1, y: 2, z: 0.5, floor: "ground", room: "kitchen", confidence: 0.9))
     writer.record(TrackPoint(device: "keys", t: 1_001.5, x: 1.25, y: 2, z: 0.5, floor: "ground", room: "kitchen", confidence: 0.85))
     writer.record(TrackPoint(device: "keys", t: 1_003, x: 4.5, y: 2.125, z: 0.5, floor: "ground", room: "hall", confidence: 0.7))

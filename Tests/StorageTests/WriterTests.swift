@@ -39,18 +39,39 @@ import Testing
     @Test func devicesKeepFirstAndLastSeenAndTheirName() throws {
         let dir = TempDirectory()
         let path = dir.file("w.db")
-        let writer = TrackWriter(path: path, configuration: eagerConfiguration())
-        writer.deviceSeen(id: "a", name: "Keys", t: 100)
+        var configuration = eagerConfiguration()
+        configuration.deviceNames = ["a": "Keys", "never-heard": "Spare"]
+        let writer = TrackWriter(path: path, configuration: configuration)
+        writer.record(point("a", 100))
         writer.record(point("a", 150))
         writer.record(point("a", 120))
-        writer.deviceSeen(id: "a", name: nil, t: 90)
+        writer.record(point("b", 110))
         #expect(writer.flush())
         let devices = try TrackReader(path: path).devices()
-        #expect(devices.count == 1)
-        #expect(devices.first?.name == "Keys")
-        #expect(devices.first?.firstSeen == 90)
+        // A name alone makes no row: a device is in the table once it was heard.
+        #expect(devices.map(\.id) == ["a", "b"])
+        #expect(devices.map(\.name) == ["Keys", nil])
+        #expect(devices.first?.firstSeen == 100)
         #expect(devices.first?.lastSeen == 150)
-        #expect(devices.first?.trackPoints == 2)
+        #expect(devices.first?.trackPoints == 3)
+    }
+
+    /// The site changed between two runs: rows already there take the new names, and a
+    /// device the site no longer names loses its name.
+    @Test func reopeningWithOtherNamesRenamesAndClears() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var configuration = eagerConfiguration()
+        configuration.deviceNames = ["keys": "Keys", "phone": "Alex's phone"]
+        var writer = TrackWriter(path: path, configuration: configuration)
+        for id in ["keys", "phone", "tag"] { writer.record(point(id, 100)) }
+        writer.close()
+        #expect(try TrackReader(path: path).devices().map(\.name) == ["Keys", "Alex's phone", nil])
+        configuration.deviceNames = ["keys": "Car keys", "tag": "Bag"]
+        writer = TrackWriter(path: path, configuration: configuration)
+        writer.record(point("keys", 200))   // the writer opens the file at its first commit
+        writer.close()
+        #expect(try TrackReader(path: path).devices().map(\.name) == ["Car keys", nil, "Bag"])
     }
 
     @Test func eventsAreCommittedAtOnceAndInOrder() throws {

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+@testable import Storage
+
+/// One writer per database: a second `WriterLock` on the same file is refused at once with
+/// the holder's pid, and the lock is free again once its holder goes.
+@Suite struct WriterLockTests {
+    @Test func aSecondLockIsRefusedWithTheHoldersPidUntilTheFirstGoes() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        var first: WriterLock? = try WriterLock(database: path)
+        #expect(first?.path == path + ".lock")
+        #expect(try String(contentsOfFile: path + ".lock", encoding: .utf8) == "\(getpid())\n")
+        do {
+            _ = try WriterLock(database: path)
+            Issue.record("a second lock was granted")
+        } catch {
+            #expect(error.holder == getpid())
+            #expect(error.reason == nil)
+            #expect("\(error)" == "another process (pid \(getpid())) is writing this database (it holds \(path).lock); stop it first")
+        }
+        first = nil
+        #expect(first == nil)
+        let again = try WriterLock(database: path)
+        #expect(again.path == path + ".lock")
+    }
+
+    /// Readers take no lock: a query works while the writer holds it.
+    @Test func readersWorkWhileTheLockIsHeld() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        try Schema.prepare(path: path)
+        let lock = try WriterLock(database: path)
+        #expect(try TrackReader(path: path).visits().isEmpty)
+        _ = lock
+    }
+
+    @Test func aLockFileThatCannotBeOpenedSaysWhy() throws {
+        let dir = TempDirectory()
+        #expect(throws: WriterLockError.self) { try WriterLock(database: dir.file("missing/w.db")) }
+    }
+}
