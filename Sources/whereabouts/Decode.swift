@@ -87,28 +87,48 @@ struct PacketPrinter {
         }
     }
 
+    /// The longest line kept: a packet is at most 258 bytes, so even as a JSON line with its
+    /// hex it is far below; longer lines are skipped (memory stays bounded on any input).
+    static let lineLimit = 64 * 1024
+
     /// Standard input: one packet per line, in any of the spellings `--help` lists.
     mutating func lines() {
         var pending: (bytes: [UInt8], line: Int)?
         var number = 0
-        while let line = readLine(strippingNewline: true) {
+        var reader = LineReader.descriptor(0, limit: Self.lineLimit)
+        reader.forEach { line in
             number += 1
-            let text = line.drop { $0 == " " || $0 == "\t" }
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            let continues = text.count < line.count && pending != nil && !text.hasPrefix(">") && !text.hasPrefix("<")
-            if continues, let bytes = Hex.bytes(text) {
-                pending?.bytes += bytes
-                continue
+            switch line {
+            case .text(let bytes):
+                take(String(decoding: bytes, as: UTF8.self), number, &pending)
+            case .tooLong(let length):
+                if let p = pending { decodeLine(p.bytes, p.line) }
+                pending = nil
+                emitError("line of \(length) bytes is longer than \(Self.lineLimit), skipped", offset: 0) { $0.field("line", number) }
             }
-            if let p = pending { decodeLine(p.bytes, p.line) }
-            pending = nil
-            guard let (bytes, dumped) = parseLine(text) else {
-                emitError("not an H4 hex line", offset: 0) { $0.field("line", number) }
-                continue
-            }
-            if dumped { pending = (bytes, number) } else { decodeLine(bytes, number) }
+            return true
         }
         if let p = pending { decodeLine(p.bytes, p.line) }
+        if reader.failed { emitError("reading standard input failed", offset: 0) { $0.field("line", number + 1) } }
+    }
+
+    /// One line: a packet, the continuation of an hcidump packet, or an error.
+    private mutating func take(_ line: String, _ number: Int, _ pending: inout (bytes: [UInt8], line: Int)?) {
+        let line = line.hasSuffix("\r") ? String(line.dropLast()) : line
+        let text = line.drop { $0 == " " || $0 == "\t" }
+        if text.isEmpty || text.hasPrefix("#") { return }
+        let continues = text.count < line.count && pending != nil && !text.hasPrefix(">") && !text.hasPrefix("<")
+        if continues, let bytes = Hex.bytes(text) {
+            pending?.bytes += bytes
+            return
+        }
+        if let p = pending { decodeLine(p.bytes, p.line) }
+        pending = nil
+        guard let (bytes, dumped) = parseLine(text) else {
+            emitError("not an H4 hex line", offset: 0) { $0.field("line", number) }
+            return
+        }
+        if dumped { pending = (bytes, number) } else { decodeLine(bytes, number) }
     }
 
     /// The packet of one line, and whether it is an hcidump line that may continue.
