@@ -22,6 +22,10 @@ extension EdgeConfig {
     public static func load(flags: [String: [String]], file: ConfigNode? = nil,
                             fileName: String = "config") throws(EdgeConfigError) -> EdgeConfig {
         var values = try file.map { root throws(EdgeConfigError) in try flatten(root, fileName: fileName) } ?? [:]
+        // `--replay x` with a file that names an adapter means the replay, not two sources.
+        if SourceSetting.keys.contains(where: { flags[$0] != nil }) {
+            for key in SourceSetting.keys { values[key] = nil }
+        }
         for setting in EdgeSetting.all {
             if let given = flags[setting.key], !given.isEmpty {
                 values[setting.key] = SettingValue(texts: given, origin: "--\(setting.flag)")
@@ -60,7 +64,8 @@ extension EdgeConfig {
                                             exclude: r.list("exclude").map(Glob.init),
                                             minRSSI: try r.int("min_rssi", in: -127...20),
                                             minInterval: try r.duration("min_interval", in: 0...86_400))
-        config.adapter = r.text("adapter")
+        config.source = try r.source()
+        config.printReports = try r.bool("print") ?? false
         (config.irks, config.warnings) = try r.irks()
         return config
     }
@@ -123,6 +128,46 @@ struct Reader {
         guard let v = parseDuration(t), range.contains(v) else {
             throw EdgeConfigError("\(origin(key)): expects a duration in \(range.lowerBound)s...\(range.upperBound)s (like 250ms or 30s), got '\(t)'")
         }
+        return v
+    }
+
+    /// A switch: `true`/`false` (or yes/no, on/off) in the file; a flag on the command line.
+    func bool(_ key: String) throws(EdgeConfigError) -> Bool? {
+        guard let t = text(key) else { return nil }
+        switch t.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw EdgeConfigError("\(origin(key)): expects true or false, got '\(t)'")
+        }
+    }
+
+    /// The one source chosen by `adapter`, `monitor`, `replay` or `stdin`; `scan` and
+    /// `speed` are checked even when their source is not the one chosen.
+    func source() throws(EdgeConfigError) -> SourceSetting? {
+        let active: Bool
+        switch text("scan") {
+        case nil, "passive": active = false
+        case "active": active = true
+        case let other?: throw EdgeConfigError("\(origin("scan")): expects passive or active, got '\(other)'")
+        }
+        guard let speed = parseSpeed() else {
+            throw EdgeConfigError("\(origin("speed")): expects a number in 0...1000000, got '\(text("speed") ?? "")'")
+        }
+        var chosen: [(key: String, source: SourceSetting)] = []
+        if let adapter = text("adapter") { chosen.append(("adapter", .adapter(adapter, active: active))) }
+        if try bool("monitor") == true { chosen.append(("monitor", .monitor)) }
+        if let path = text("replay") { chosen.append(("replay", .replay(path: path, speed: speed, retime: try bool("retime") ?? false))) }
+        if try bool("stdin") == true { chosen.append(("stdin", .stdin)) }
+        guard chosen.count <= 1 else {
+            let named = chosen.map { origin($0.key) }.joined(separator: ", ")
+            throw EdgeConfigError("one source at a time: adapter, monitor, replay or stdin (got \(named))")
+        }
+        return chosen.first?.source
+    }
+
+    private func parseSpeed() -> Double? {
+        guard let t = text("speed") else { return 1 }
+        guard let v = Double(t), v.isFinite, (0...1_000_000).contains(v) else { return nil }
         return v
     }
 

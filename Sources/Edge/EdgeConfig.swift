@@ -20,8 +20,10 @@ public struct EdgeConfig: Sendable {
     public var telemetryInterval = 30.0
     /// Seconds a shutdown waits for buffered readings to reach the broker.
     public var flushTimeout = 10.0
-    /// Live adapter (name or address) from the file, if any.
-    public var adapter: String?
+    /// Where advertisements come from; nil when neither the file nor the flags chose one.
+    public var source: SourceSetting?
+    /// `print`: also write each decoded report as a JSON line on standard output.
+    public var printReports = false
     /// Identity resolving keys: resolvable private addresses made with one are published as
     /// `irk:<key hex>`; other rotating addresses are dropped.
     public var irks: [IRKEntry] = []
@@ -39,10 +41,35 @@ public struct EdgeConfig: Sendable {
     var window: Int { 16 }
 }
 
+/// The one source of advertisements: `adapter`, `monitor`, `replay` or `stdin`.
+public enum SourceSetting: Sendable, Equatable {
+    /// Scan with this HCI adapter; `active` also asks for scan responses.
+    case adapter(String, active: Bool)
+    case monitor
+    /// A btsnoop capture, paced at `speed` (0: as fast as possible).
+    case replay(path: String, speed: Double, retime: Bool)
+    case stdin
+
+    /// The setting keys that choose a source; a source flag replaces the file's choice.
+    static let keys = ["adapter", "monitor", "replay", "stdin"]
+}
+
+extension SourceSetting: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .adapter(let name, let active): "adapter \(name) (\(active ? "active" : "passive") scan)"
+        case .monitor: "monitor"
+        case .replay(let path, let speed, let retime): "replay \(path) at speed \(speed)\(retime ? ", retimed" : "")"
+        case .stdin: "stdin"
+        }
+    }
+}
+
 /// A setting of the edge: a YAML key (`tls.ca`) and the flag that overrides it (`--tls-ca`).
 public struct EdgeSetting: Sendable {
     public let key: String
-    public let valueName: String
+    /// The value's placeholder in help; nil for a switch (`--monitor`, `monitor: true`).
+    public let valueName: String?
     public let help: String
     public let defaultText: String?
     public let repeatable: Bool
@@ -52,7 +79,7 @@ public struct EdgeSetting: Sendable {
         String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
     }
 
-    init(_ key: String, _ valueName: String, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
+    init(_ key: String, _ valueName: String?, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
         self.key = key; self.valueName = valueName; self.help = help
         self.defaultText = defaultText; self.repeatable = repeatable
     }
@@ -83,6 +110,13 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("telemetry_interval", "DURATION", "Publish telemetry this often.", default: "30s"),
         EdgeSetting("flush_timeout", "DURATION", "On shutdown, wait this long for buffered readings to reach the broker.", default: "10s"),
         EdgeSetting("adapter", "DEV", "Scan with this HCI adapter (hci0 or its address)."),
+        EdgeSetting("scan", "passive|active", "With adapter: active scanning also asks for scan responses.", default: "passive"),
+        EdgeSetting("monitor", nil, "Listen on the HCI monitor channel beside a running bluetoothd."),
+        EdgeSetting("replay", "FILE", "Replay a btsnoop capture through the same pipeline."),
+        EdgeSetting("speed", "X", "Replay pacing: 1 = the capture's own timing, 0 = as fast as possible.", default: "1"),
+        EdgeSetting("retime", nil, "Shift replayed timestamps so the capture starts now."),
+        EdgeSetting("stdin", nil, "Read H4 hex lines (hcidump -R style) from standard input."),
+        EdgeSetting("print", nil, "Print each decoded report as a JSON line."),
         EdgeSetting("irks", "NAME:HEX", "An identity resolving key, 32 hex digits (repeatable; in the file [{id, key}]); prefer irks_file.",
                     repeatable: true),
         EdgeSetting("irks_file", "FILE", "YAML file of identity resolving keys: [{id, key}], or a site file's irks list."),
