@@ -1,4 +1,5 @@
 import MQTT
+import Options
 public import Wire
 import YAML
 
@@ -38,16 +39,7 @@ extension EdgeConfig {
         guard let node = r.text("node"), !node.isEmpty else {
             throw EdgeConfigError("node: required (--node NAME or `node:` in the config file)")
         }
-        var mqtt = MQTTOptions(broker: try r.broker(), clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
-        mqtt.username = r.text("username")
-        mqtt.password = try r.password()
-        guard mqtt.password == nil || mqtt.username != nil else {
-            throw EdgeConfigError("username: required when a password file or variable is given")
-        }
-        mqtt.tls = TLSOptions(caFile: r.text("tls.ca"), certFile: r.text("tls.cert"), keyFile: r.text("tls.key"))
-        guard (mqtt.tls.certFile == nil) == (mqtt.tls.keyFile == nil) else {
-            throw EdgeConfigError("tls.cert and tls.key: give both or neither")
-        }
+        var mqtt = try r.mqtt(clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
         mqtt.protocolVersion = try r.protocolVersion()
         mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
         let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? 60
@@ -171,18 +163,12 @@ struct Reader {
         return v
     }
 
-    func broker() throws(EdgeConfigError) -> BrokerURL {
-        let t = text("broker") ?? "mqtt://127.0.0.1:1883"
-        do { return try BrokerURL(parsing: t) } catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
-    }
-
-    func password() throws(EdgeConfigError) -> PasswordSource? {
-        switch (text("password_file"), text("password_env")) {
-        case (nil, nil): return nil
-        case (let file?, nil): return .file(file)
-        case (nil, let name?): return .environment(name)
-        default: throw EdgeConfigError("password_file and password_env: give one, not both")
-        }
+    /// The broker, user, password source and TLS files, read and checked as every tool does.
+    func mqtt(clientID: String) throws(EdgeConfigError) -> MQTTOptions {
+        let settings: BrokerSettings
+        do { settings = try BrokerSettings { text($0) } } catch { throw EdgeConfigError(error.message) }
+        do { return try MQTTOptions(settings, clientID: clientID) }
+        catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
     }
 
     func protocolVersion() throws(EdgeConfigError) -> ProtocolVersion {
@@ -214,5 +200,15 @@ extension EdgeConfig {
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
         return config
+    }
+}
+
+extension MQTTOptions {
+    /// Options for `settings` (already checked); throws when the broker URL is not one.
+    init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
+        self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
+        username = settings.username
+        password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
+        tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
     }
 }

@@ -1,4 +1,5 @@
 public import MQTT
+import Options
 
 /// Everything the edge service needs, from the config file and flags (flags win).
 public struct EdgeConfig: Sendable {
@@ -75,9 +76,7 @@ public struct EdgeSetting: Sendable {
     public let repeatable: Bool
 
     /// The command-line spelling of `key`: `batch_max` → `batch-max`, `tls.ca` → `tls-ca`.
-    public var flag: String {
-        String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
-    }
+    public var flag: String { BrokerSettings.flag(forKey: key) }
 
     init(_ key: String, _ valueName: String?, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
         self.key = key; self.valueName = valueName; self.help = help
@@ -85,15 +84,8 @@ public struct EdgeSetting: Sendable {
     }
 
     /// Every setting; the edge main builds its option table from this list.
-    public static let all: [EdgeSetting] = [
-        EdgeSetting("node", "NAME", "This node's name, as in the site file."),
-        EdgeSetting("broker", "URL", "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
-        EdgeSetting("username", "NAME", "MQTT user name."),
-        EdgeSetting("password_file", "FILE", "File holding the MQTT password."),
-        EdgeSetting("password_env", "VAR", "Environment variable holding the MQTT password."),
-        EdgeSetting("tls.ca", "FILE", "CA certificate that signs the broker's (mqtts://)."),
-        EdgeSetting("tls.cert", "FILE", "Client certificate (mqtts://)."),
-        EdgeSetting("tls.key", "FILE", "Client key (mqtts://)."),
+    public static let all: [EdgeSetting] = [EdgeSetting("node", "NAME", "This node's name, as in the site file.")]
+        + BrokerSettings.settings.map { EdgeSetting($0.key, $0.valueName, $0.help, default: $0.defaultValue) } + [
         EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version. With 5 the broker states its maximum packet size and batches are cut to fit it; with 3.1.1 a broker with such a limit drops the connection on a batch over it (keep batch_max small enough there).", default: "3.1.1"),
         EdgeSetting("keepalive", "SECONDS", "MQTT keepalive; the broker declares the node offline after 1.5 times this.", default: "30"),
         EdgeSetting("reconnect_max", "DURATION", "Longest wait between reconnect attempts (they start at 1 s and double).", default: "60s"),
