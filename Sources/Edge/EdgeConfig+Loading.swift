@@ -6,7 +6,14 @@ import YAML
 /// A bad setting: the message names the key or flag, and the file line when it came from one.
 public struct EdgeConfigError: Error, Equatable, CustomStringConvertible {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The config file could not be read at all (missing, unreadable, too large): a failure
+    /// (exit 1) like a missing site or capture, not a usage error (64) that a restart
+    /// cannot mend.
+    public let isUnreadableFile: Bool
+    public init(_ message: String, isUnreadableFile: Bool = false) {
+        self.message = message
+        self.isUnreadableFile = isUnreadableFile
+    }
     public var description: String { message }
 }
 
@@ -196,7 +203,9 @@ extension EdgeConfig {
     public static func load(flags: [String: [String]], configFile path: String?) throws(EdgeConfigError) -> EdgeConfig {
         guard let path else { return try load(flags: flags) }
         let root: ConfigNode
-        do { root = try YAML.parse(contentsOf: path) } catch { throw EdgeConfigError("\(path): \(error)") }
+        do { root = try YAML.parse(contentsOf: path) } catch {
+            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.line == 0)
+        }
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
         return config

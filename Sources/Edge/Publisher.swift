@@ -32,6 +32,8 @@ final class Publisher: @unchecked Sendable {
 
     // Confined to `queue`.
     private var connected = false
+    /// Whether any connection succeeded yet: the next one is a reconnect.
+    private var everConnected = false
     private var seq: UInt64 = 0
     private var inflight: [Int32: Int] = [:]
     private var counts = Telemetry.Counts()
@@ -44,6 +46,7 @@ final class Publisher: @unchecked Sendable {
     private var oversizeReported = false
     private var writer = JSONWriter(capacity: 32 * 1024)
     private var timers: [DispatchSourceTimer] = []
+    /// Reasons of refused or failed connection attempts already logged since the last success.
     private var refusals: Set<String> = []
     private var flushed: (() -> Void)?
     private var offline: (mid: Int32, done: () -> Void)?
@@ -88,6 +91,8 @@ final class Publisher: @unchecked Sendable {
         switch event {
         case .connected:
             connected = true
+            printError("whereabouts-edge: \(everConnected ? "reconnected" : "connected") to \(config.mqtt.broker)")
+            everConnected = true
             refusals.removeAll()
             batchLimit.reset()
             limitReported = false
@@ -96,8 +101,15 @@ final class Publisher: @unchecked Sendable {
             publishTelemetry()
             drain(partial: true)
         case .disconnected(let code, let reason):
+            let wasConnected = connected
             connected = false
-            if code != 0 { printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting") }
+            // A failed attempt also ends as a disconnect: "lost" only for a connection that
+            // was up; failed attempts are said once per reason until one succeeds.
+            if code != 0 && wasConnected {
+                printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting")
+            } else if code != 0 && refusals.insert(reason).inserted {
+                printError("whereabouts-edge: cannot reach the broker at \(config.mqtt.broker) (\(reason)); retrying")
+            }
             if config.qos == .atMostOnce { forgetUnconfirmed() }
         case .refused(_, let reason):
             if refusals.insert(reason).inserted { printError("whereabouts-edge: broker refused the connection: \(reason)") }
@@ -229,7 +241,9 @@ extension Publisher {
             }
             return counts.inflight + incoming.withLock { $0.readings.count }
         }
-        let acknowledged = offlineSignal.wait(timeout: .now() + min(max(timeout, 1), 5)) == .success
+        // Without a connection no `offline` was sent: nothing to wait for (it waited 5 s).
+        let sent = queue.sync { offline != nil }
+        let acknowledged = sent && offlineSignal.wait(timeout: .now() + min(max(timeout, 1), 5)) == .success
         client.disconnect()
         return Outcome(undelivered: undelivered, offlineAcknowledged: acknowledged)
     }

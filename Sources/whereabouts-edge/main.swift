@@ -27,12 +27,18 @@ let command = Command(
         Phones on rotating addresses are published as irk:<key hex> when a key from --irks-file resolves them.
         """)
 
-/// The configuration from the file and flags; problems are usage errors (exit 64).
-func loadConfig(_ args: Arguments) throws(UsageError) -> EdgeConfig {
+/// A file named on the command line that cannot be read: exit 1, as a missing capture.
+struct FileError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The configuration from the file and flags; bad values are usage errors (exit 64), a
+/// config file that cannot be read a failure (exit 1).
+func loadConfig(_ args: Arguments) throws -> EdgeConfig {
     var flags: [String: [String]] = [:]
     for s in EdgeSetting.all where args.isSet(s.flag) { flags[s.key] = s.valueName == nil ? ["true"] : args.strings(s.flag) }
     do { return try EdgeConfig.load(flags: flags, configFile: args.isSet("config") ? args.string("config") : nil) }
-    catch { throw UsageError(error.message) }
+    catch { throw error.isUnreadableFile ? FileError(description: error.message) as Error : UsageError(error.message) }
 }
 
 /// The source the configuration chose; none is a usage error.
@@ -62,7 +68,7 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     if args.flag("check-config") {
         let source = try requireSource(config)
         if let password = config.mqtt.password {
-            do { _ = try password.resolve() } catch { throw UsageError("\(error)") }
+            do { _ = try password.resolve() } catch { throw FileError(description: "\(error)") }
         }
         print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
               "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +

@@ -2,6 +2,7 @@ import BLE
 import Foundation
 import Options
 import Wire
+import YAML
 
 let decodeCommand = Command(
     name: "whereabouts decode",
@@ -34,11 +35,24 @@ func runDecode(_ arguments: [String]) -> Int32 {
             guard let data = Hex.bytes(hex) else { throw UsageError("--ad expects hex digits") }
             decoder.advertisingData(data)
         } else if let path = args.string("btsnoop") {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                printError("whereabouts decode: cannot read \(path)")
+            let bytes: [UInt8]
+            do {
+                // The header first: a path naming no capture (/etc/passwd, /dev/zero) is
+                // refused at once instead of read whole.
+                _ = try BtsnoopReader(try YAML.readHead(path, count: Btsnoop.headerSize))
+                bytes = try YAML.readFile(path)
+            } catch let error as YAMLError {
+                printError("whereabouts decode: cannot read \(path): \(error)")
+                return ExitCode.failure
+            } catch {
+                printError("whereabouts decode: \(path) is not a btsnoop capture: \(error)")
                 return ExitCode.failure
             }
-            decoder.capture(Array(contents))
+            guard decoder.capture(bytes) else {
+                decoder.finish()
+                printError("whereabouts decode: \(path) is damaged; the records before the fault were decoded")
+                return ExitCode.failure
+            }
         } else {
             decoder.lines()
         }
@@ -66,15 +80,17 @@ struct PacketPrinter {
         }
     }
 
-    mutating func capture(_ bytes: [UInt8]) {
+    /// Decodes every record of a capture; false when a record is damaged (its error is
+    /// printed, and the records after it cannot be found).
+    mutating func capture(_ bytes: [UInt8]) -> Bool {
         var reader: BtsnoopReader
         do { reader = try BtsnoopReader(bytes) } catch {
             emitError("\(error.kind)", offset: error.offset) { _ in }
-            return
+            return false
         }
         while true {
             do {
-                guard let record = try reader.next() else { return }
+                guard let record = try reader.next() else { return true }
                 guard record.packetType == .event, let h4 = record.h4 else { continue }
                 packet(h4) { json in
                     json.key("t"); json.value(record.unixTime, decimals: 6)
@@ -82,7 +98,7 @@ struct PacketPrinter {
                 }
             } catch {
                 emitError("\(error.kind)", offset: error.offset) { _ in }
-                return
+                return false
             }
         }
     }

@@ -25,6 +25,8 @@ let watchCommand = Command(
 func runWatch(_ arguments: [String]) -> Int32 {
     runTool(watchCommand, arguments: arguments) { args in
         let options = try mqttOptions(args)
+        // A password that cannot be read fails now (exit 1), before anything connects.
+        _ = try options.password?.resolve()
         let every = try args.double("table-every", in: 0...86_400) ?? 10
         let duration = try args.double("for", in: 0...31_536_000)
         let topics = Topics(prefix: args.string("prefix") ?? "whereabouts")
@@ -59,8 +61,7 @@ func runWatch(_ arguments: [String]) -> Int32 {
     }
 }
 
-/// The broker options of the command line, checked as the edge checks them; a password
-/// source that cannot be read is a usage error before anything connects.
+/// The broker options of the command line, checked as the edge checks them.
 private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
     let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
     var options: MQTTOptions
@@ -69,7 +70,6 @@ private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
         options.username = settings.username
         options.password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
         options.tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
-        _ = try options.password?.resolve()
     } catch {
         throw UsageError(error.message)
     }

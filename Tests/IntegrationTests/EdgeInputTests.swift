@@ -80,4 +80,33 @@ struct EdgeInputTests {
         #expect(printed.allSatisfy { ($0?["id"] is String) == ($0?["kind"] is String) })
         #expect(await collector.wait { !$0.isEmpty })
     }
+
+    /// A broker that never answers: the edge says it cannot reach it, once, never that a
+    /// connection it never had was lost; stopped, it exits without waiting for an `offline`
+    /// acknowledgement that cannot come.
+    @Test func anUnreachableBrokerIsSaidOnce() async throws {
+        let port = try freePort()
+        let edge = try EdgeProcess(["--node", "desk", "--broker", "mqtt://127.0.0.1:\(port)", "--stdin", "--reconnect-max", "1s"])
+        // Two reconnect attempts at least (1 s apart) before stopping.
+        try await Task.sleep(for: .seconds(3))
+        edge.closeInput()
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        let log = edge.stderr.split(separator: "\n")
+        #expect(log.filter { $0.contains("cannot reach the broker at mqtt://127.0.0.1:\(port)") }.count == 1, "\(edge.stderr)")
+        #expect(!edge.stderr.contains("connection lost") && !edge.stderr.contains("connected to"), "\(edge.stderr)")
+    }
+
+    /// A config file that cannot be read is a failure (exit 1) like a missing capture; a bad
+    /// value in it is a usage error (64), which the unit file does not restart.
+    @Test func exitCodesOfConfigFiles() async throws {
+        let missing = try EdgeProcess(["--config", "/nonexistent/edge.yaml", "--stdin"])
+        #expect(await missing.exitStatus() == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("/nonexistent/edge.yaml: cannot open"), "\(missing.stderr)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("edge-bad-\(getpid()).yaml")
+        try "node: a\nqos: 7\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bad = try EdgeProcess(["--config", file.path, "--stdin"])
+        #expect(await bad.exitStatus() == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("\(file.path):2: qos"), "\(bad.stderr)")
+    }
 }
