@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import MQTT
+import Options
 import Synchronization
 import Wire
 

@@ -1,4 +1,5 @@
 public import HCI
+import Options
 
 // The live sources (`--adapter`, `--monitor`) come from the HCI module; this file only
 // fits them to `ReportSource`. (Owned by the HCI work, kept apart from the pipeline.)

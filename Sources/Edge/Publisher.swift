@@ -1,5 +1,6 @@
 import Dispatch
 import MQTT
+import Options
 import Synchronization
 import Wire
 #if canImport(Glibc)
@@ -254,10 +255,4 @@ func unixTime() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// Writes a line to standard error.
-func printError(_ message: String) {
-    let line = message + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }
