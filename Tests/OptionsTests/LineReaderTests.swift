@@ -56,3 +56,25 @@ func aLineOverTheLimitIsSkippedToItsNewline(chunk: Int) {
     #expect(seen == 3)
     #expect(reader.failed)
 }
+
+/// The newline search reads eight bytes at a time: a newline at every offset of a word, and
+/// bytes that differ from a newline by one bit (0x0B, 0x8A), are told apart.
+@Test(arguments: 0..<20)
+func aNewlineAtEveryOffsetIsFound(offset: Int) {
+    let near: [UInt8] = [0x0B, 0x8A, 0x09, 0x1A]
+    let first = (0..<offset).map { near[$0 % near.count] }
+    let input = first + [0x0A] + Array("tail".utf8)
+    var lines: [[UInt8]] = []
+    var position = 0
+    var reader = LineReader(limit: 64) { buffer in
+        let n = min(buffer.count, input.count - position)
+        for i in 0..<n { buffer[i] = input[position + i] }
+        position += n
+        return n
+    }
+    reader.forEach { line in
+        if case .text(let bytes) = line { lines.append(Array(bytes)) }
+        return true
+    }
+    #expect(lines == [first, Array("tail".utf8)])
+}
