@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CCrypto"]),
 
         // Services.
-        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML", "Crypto"]),
+        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
         .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics"],
                 swiftSettings: hotPath),
 

@@ -3,8 +3,12 @@ import Glibc
 #endif
 
 /// What an operator should hear about when the aggregator starts: files holding secrets or
-/// the site that other users of the machine can read, and HTTP served beyond this host
-/// without a token. Warnings only: the service runs either way, as the operator chose.
+/// the site that every user of the machine can reach or its group can change, and HTTP
+/// served beyond this host without a token. Warnings only: the service runs either way, as
+/// the operator chose.
+///
+/// Group-readable is fine: the documented install (operations.md §5) gives these files to
+/// root with the service's group, mode 0640, so the service reads them and cannot change them.
 public enum StartupAudit {
     /// One line per problem, for the log.
     public static func warnings(_ settings: AggregatorSettings) -> [String] {
@@ -15,14 +19,22 @@ public enum StartupAudit {
         if let key = settings.site.mqtt.tls?.key { files.append(("TLS key", key)) }
         if let token = settings.httpTokenFile { files.append(("HTTP token file", token)) }
         for (what, path) in files {
-            guard let mode = permissions(path), mode & 0o077 != 0 else { continue }
-            out.append("\(what) \(path) is readable by other users (mode \(String(mode, radix: 8))); chmod 600 it")
+            guard let mode = permissions(path), let problem = exposure(mode) else { continue }
+            out.append("\(what) \(path) \(problem)")
         }
         if let address = settings.http, settings.httpToken == nil, !isLoopback(address) {
             out.append("HTTP on \(address) serves /metrics and /api to anyone who can reach it, without a token; "
                        + "set --http-token-file or bind 127.0.0.1")
         }
         return out
+    }
+
+    /// What is wrong with a secret's or the site's permission bits, nil when nothing is.
+    static func exposure(_ mode: UInt32) -> String? {
+        let fine = "0600, or 0640 with the service's group, is fine"
+        if mode & 0o007 != 0 { return "is open to every user (mode \(String(mode, radix: 8))); chmod o-rwx it (\(fine))" }
+        if mode & 0o020 != 0 { return "is writable by its group (mode \(String(mode, radix: 8))); chmod g-w it (\(fine))" }
+        return nil
     }
 
     /// The permission bits of a file; nil when it cannot be read (the start fails on that).

@@ -1,11 +1,19 @@
 import MQTT
+import Options
 public import Wire
 import YAML
 
 /// A bad setting: the message names the key or flag, and the file line when it came from one.
 public struct EdgeConfigError: Error, Equatable, CustomStringConvertible {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The config file could not be read at all (missing, unreadable, too large): a failure
+    /// (exit 1) like a missing site or capture, not a usage error (64) that a restart
+    /// cannot mend.
+    public let isUnreadableFile: Bool
+    public init(_ message: String, isUnreadableFile: Bool = false) {
+        self.message = message
+        self.isUnreadableFile = isUnreadableFile
+    }
     public var description: String { message }
 }
 
@@ -22,6 +30,10 @@ extension EdgeConfig {
     public static func load(flags: [String: [String]], file: ConfigNode? = nil,
                             fileName: String = "config") throws(EdgeConfigError) -> EdgeConfig {
         var values = try file.map { root throws(EdgeConfigError) in try flatten(root, fileName: fileName) } ?? [:]
+        // `--replay x` with a file that names an adapter means the replay, not two sources.
+        if SourceSetting.keys.contains(where: { flags[$0] != nil }) {
+            for key in SourceSetting.keys { values[key] = nil }
+        }
         for setting in EdgeSetting.all {
             if let given = flags[setting.key], !given.isEmpty {
                 values[setting.key] = SettingValue(texts: given, origin: "--\(setting.flag)")
@@ -34,16 +46,7 @@ extension EdgeConfig {
         guard let node = r.text("node"), !node.isEmpty else {
             throw EdgeConfigError("node: required (--node NAME or `node:` in the config file)")
         }
-        var mqtt = MQTTOptions(broker: try r.broker(), clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
-        mqtt.username = r.text("username")
-        mqtt.password = try r.password()
-        guard mqtt.password == nil || mqtt.username != nil else {
-            throw EdgeConfigError("username: required when a password file or variable is given")
-        }
-        mqtt.tls = TLSOptions(caFile: r.text("tls.ca"), certFile: r.text("tls.cert"), keyFile: r.text("tls.key"))
-        guard (mqtt.tls.certFile == nil) == (mqtt.tls.keyFile == nil) else {
-            throw EdgeConfigError("tls.cert and tls.key: give both or neither")
-        }
+        var mqtt = try r.mqtt(clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
         mqtt.protocolVersion = try r.protocolVersion()
         mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
         let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? 60
@@ -60,7 +63,8 @@ extension EdgeConfig {
                                             exclude: r.list("exclude").map(Glob.init),
                                             minRSSI: try r.int("min_rssi", in: -127...20),
                                             minInterval: try r.duration("min_interval", in: 0...86_400))
-        config.adapter = r.text("adapter")
+        config.source = try r.source()
+        config.printReports = try r.bool("print") ?? false
         (config.irks, config.warnings) = try r.irks()
         return config
     }
@@ -126,18 +130,52 @@ struct Reader {
         return v
     }
 
-    func broker() throws(EdgeConfigError) -> BrokerURL {
-        let t = text("broker") ?? "mqtt://127.0.0.1:1883"
-        do { return try BrokerURL(parsing: t) } catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
+    /// A switch: `true`/`false` (or yes/no, on/off) in the file; a flag on the command line.
+    func bool(_ key: String) throws(EdgeConfigError) -> Bool? {
+        guard let t = text(key) else { return nil }
+        switch t.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw EdgeConfigError("\(origin(key)): expects true or false, got '\(t)'")
+        }
     }
 
-    func password() throws(EdgeConfigError) -> PasswordSource? {
-        switch (text("password_file"), text("password_env")) {
-        case (nil, nil): return nil
-        case (let file?, nil): return .file(file)
-        case (nil, let name?): return .environment(name)
-        default: throw EdgeConfigError("password_file and password_env: give one, not both")
+    /// The one source chosen by `adapter`, `monitor`, `replay` or `stdin`; `scan` and
+    /// `speed` are checked even when their source is not the one chosen.
+    func source() throws(EdgeConfigError) -> SourceSetting? {
+        let active: Bool
+        switch text("scan") {
+        case nil, "passive": active = false
+        case "active": active = true
+        case let other?: throw EdgeConfigError("\(origin("scan")): expects passive or active, got '\(other)'")
         }
+        guard let speed = parseSpeed() else {
+            throw EdgeConfigError("\(origin("speed")): expects a number in 0...1000000, got '\(text("speed") ?? "")'")
+        }
+        var chosen: [(key: String, source: SourceSetting)] = []
+        if let adapter = text("adapter") { chosen.append(("adapter", .adapter(adapter, active: active))) }
+        if try bool("monitor") == true { chosen.append(("monitor", .monitor)) }
+        if let path = text("replay") { chosen.append(("replay", .replay(path: path, speed: speed, retime: try bool("retime") ?? false))) }
+        if try bool("stdin") == true { chosen.append(("stdin", .stdin)) }
+        guard chosen.count <= 1 else {
+            let named = chosen.map { origin($0.key) }.joined(separator: ", ")
+            throw EdgeConfigError("one source at a time: adapter, monitor, replay or stdin (got \(named))")
+        }
+        return chosen.first?.source
+    }
+
+    private func parseSpeed() -> Double? {
+        guard let t = text("speed") else { return 1 }
+        guard let v = Double(t), v.isFinite, (0...1_000_000).contains(v) else { return nil }
+        return v
+    }
+
+    /// The broker, user, password source and TLS files, read and checked as every tool does.
+    func mqtt(clientID: String) throws(EdgeConfigError) -> MQTTOptions {
+        let settings: BrokerSettings
+        do { settings = try BrokerSettings { text($0) } } catch { throw EdgeConfigError(error.message) }
+        do { return try MQTTOptions(settings, clientID: clientID) }
+        catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
     }
 
     func protocolVersion() throws(EdgeConfigError) -> ProtocolVersion {
@@ -165,9 +203,21 @@ extension EdgeConfig {
     public static func load(flags: [String: [String]], configFile path: String?) throws(EdgeConfigError) -> EdgeConfig {
         guard let path else { return try load(flags: flags) }
         let root: ConfigNode
-        do { root = try YAML.parse(contentsOf: path) } catch { throw EdgeConfigError("\(path): \(error)") }
+        do { root = try YAML.parse(contentsOf: path) } catch {
+            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.line == 0)
+        }
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
         return config
+    }
+}
+
+extension MQTTOptions {
+    /// Options for `settings` (already checked); throws when the broker URL is not one.
+    init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
+        self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
+        username = settings.username
+        password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
+        tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
     }
 }

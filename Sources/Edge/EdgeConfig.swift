@@ -1,4 +1,5 @@
 public import MQTT
+import Options
 
 /// Everything the edge service needs, from the config file and flags (flags win).
 public struct EdgeConfig: Sendable {
@@ -20,8 +21,10 @@ public struct EdgeConfig: Sendable {
     public var telemetryInterval = 30.0
     /// Seconds a shutdown waits for buffered readings to reach the broker.
     public var flushTimeout = 10.0
-    /// Live adapter (name or address) from the file, if any.
-    public var adapter: String?
+    /// Where advertisements come from; nil when neither the file nor the flags chose one.
+    public var source: SourceSetting?
+    /// `print`: also write each decoded report as a JSON line on standard output.
+    public var printReports = false
     /// Identity resolving keys: resolvable private addresses made with one are published as
     /// `irk:<key hex>`; other rotating addresses are dropped.
     public var irks: [IRKEntry] = []
@@ -39,34 +42,50 @@ public struct EdgeConfig: Sendable {
     var window: Int { 16 }
 }
 
+/// The one source of advertisements: `adapter`, `monitor`, `replay` or `stdin`.
+public enum SourceSetting: Sendable, Equatable {
+    /// Scan with this HCI adapter; `active` also asks for scan responses.
+    case adapter(String, active: Bool)
+    case monitor
+    /// A btsnoop capture, paced at `speed` (0: as fast as possible).
+    case replay(path: String, speed: Double, retime: Bool)
+    case stdin
+
+    /// The setting keys that choose a source; a source flag replaces the file's choice.
+    static let keys = ["adapter", "monitor", "replay", "stdin"]
+}
+
+extension SourceSetting: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .adapter(let name, let active): "adapter \(name) (\(active ? "active" : "passive") scan)"
+        case .monitor: "monitor"
+        case .replay(let path, let speed, let retime): "replay \(path) at speed \(speed)\(retime ? ", retimed" : "")"
+        case .stdin: "stdin"
+        }
+    }
+}
+
 /// A setting of the edge: a YAML key (`tls.ca`) and the flag that overrides it (`--tls-ca`).
 public struct EdgeSetting: Sendable {
     public let key: String
-    public let valueName: String
+    /// The value's placeholder in help; nil for a switch (`--monitor`, `monitor: true`).
+    public let valueName: String?
     public let help: String
     public let defaultText: String?
     public let repeatable: Bool
 
     /// The command-line spelling of `key`: `batch_max` → `batch-max`, `tls.ca` → `tls-ca`.
-    public var flag: String {
-        String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
-    }
+    public var flag: String { BrokerSettings.flag(forKey: key) }
 
-    init(_ key: String, _ valueName: String, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
+    init(_ key: String, _ valueName: String?, _ help: String, default defaultText: String? = nil, repeatable: Bool = false) {
         self.key = key; self.valueName = valueName; self.help = help
         self.defaultText = defaultText; self.repeatable = repeatable
     }
 
     /// Every setting; the edge main builds its option table from this list.
-    public static let all: [EdgeSetting] = [
-        EdgeSetting("node", "NAME", "This node's name, as in the site file."),
-        EdgeSetting("broker", "URL", "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
-        EdgeSetting("username", "NAME", "MQTT user name."),
-        EdgeSetting("password_file", "FILE", "File holding the MQTT password."),
-        EdgeSetting("password_env", "VAR", "Environment variable holding the MQTT password."),
-        EdgeSetting("tls.ca", "FILE", "CA certificate that signs the broker's (mqtts://)."),
-        EdgeSetting("tls.cert", "FILE", "Client certificate (mqtts://)."),
-        EdgeSetting("tls.key", "FILE", "Client key (mqtts://)."),
+    public static let all: [EdgeSetting] = [EdgeSetting("node", "NAME", "This node's name, as in the site file.")]
+        + BrokerSettings.settings.map { EdgeSetting($0.key, $0.valueName, $0.help, default: $0.defaultValue) } + [
         EdgeSetting("protocol", "3.1.1|5", "MQTT protocol version. With 5 the broker states its maximum packet size and batches are cut to fit it; with 3.1.1 a broker with such a limit drops the connection on a batch over it (keep batch_max small enough there).", default: "3.1.1"),
         EdgeSetting("keepalive", "SECONDS", "MQTT keepalive; the broker declares the node offline after 1.5 times this.", default: "30"),
         EdgeSetting("reconnect_max", "DURATION", "Longest wait between reconnect attempts (they start at 1 s and double).", default: "60s"),
@@ -83,6 +102,13 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("telemetry_interval", "DURATION", "Publish telemetry this often.", default: "30s"),
         EdgeSetting("flush_timeout", "DURATION", "On shutdown, wait this long for buffered readings to reach the broker.", default: "10s"),
         EdgeSetting("adapter", "DEV", "Scan with this HCI adapter (hci0 or its address)."),
+        EdgeSetting("scan", "passive|active", "With adapter: active scanning also asks for scan responses.", default: "passive"),
+        EdgeSetting("monitor", nil, "Listen on the HCI monitor channel beside a running bluetoothd."),
+        EdgeSetting("replay", "FILE", "Replay a btsnoop capture through the same pipeline."),
+        EdgeSetting("speed", "X", "Replay pacing: 1 = the capture's own timing, 0 = as fast as possible.", default: "1"),
+        EdgeSetting("retime", nil, "Shift replayed timestamps so the capture starts now."),
+        EdgeSetting("stdin", nil, "Read H4 hex lines (hcidump -R style) from standard input."),
+        EdgeSetting("print", nil, "Print each decoded report as a JSON line."),
         EdgeSetting("irks", "NAME:HEX", "An identity resolving key, 32 hex digits (repeatable; in the file [{id, key}]); prefer irks_file.",
                     repeatable: true),
         EdgeSetting("irks_file", "FILE", "YAML file of identity resolving keys: [{id, key}], or a site file's irks list."),

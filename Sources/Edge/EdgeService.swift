@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import MQTT
+import Options
 import Synchronization
 import Wire
 
@@ -11,15 +12,11 @@ public final class EdgeService {
     private let source: ReportSource
     private let counters = EdgeCounters()
     private let publisher: Publisher
-    private let printReports: Bool
 
-    /// - Parameters:
-    ///   - version: reported in telemetry.
-    ///   - printReports: also write each decoded report as a JSON line on standard output.
-    public init(config: EdgeConfig, source: ReportSource, version: String, printReports: Bool = false) throws(MQTTError) {
+    /// - Parameter version: reported in telemetry.
+    public init(config: EdgeConfig, source: ReportSource, version: String) throws(MQTTError) {
         self.config = config
         self.source = source
-        self.printReports = printReports
         let telemetry = Telemetry(topic: Topics(prefix: config.prefix).nodeTelemetry(config.node),
                                   version: version, adapter: source.name, counters: counters, started: unixTime(),
                                   sourceState: { [weak source] in source?.stateDescription })
@@ -67,7 +64,7 @@ public final class EdgeService {
         let rules = config.filter
         let counters = self.counters
         let publisher = self.publisher
-        let printReports = self.printReports
+        let printReports = config.printReports
         let irks = config.irks
         let thread = Thread {
             let resolver: IRKResolver

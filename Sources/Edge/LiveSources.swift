@@ -1,4 +1,5 @@
 public import HCI
+import Options
 
 // The live sources (`--adapter`, `--monitor`) come from the HCI module; this file only
 // fits them to `ReportSource`. (Owned by the HCI work, kept apart from the pipeline.)
@@ -23,13 +24,8 @@ extension MonitorListener: ReportSource {
 
 /// `--adapter DEV [--scan active]`: each change of the adapter's state is logged on
 /// standard error (`hci0: scanning …`, `hci0: down: …; retrying in 2 s`).
-public func adapterSource(_ adapter: String, scan: String?) throws -> ReportSource {
-    let mode: ScanMode
-    switch scan {
-    case nil, "passive": mode = .passive
-    case "active": mode = .active
-    case let other?: throw SourceError("--scan expects passive or active, got '\(other)'")
-    }
+public func adapterSource(_ adapter: String, active: Bool) throws -> ReportSource {
+    let mode: ScanMode = active ? .active : .passive
     do {
         return try AdapterScanner(adapter: adapter, mode: mode) { state in printError("whereabouts-edge: \(adapter): \(state)") }
     } catch { throw SourceError("\(error)") }

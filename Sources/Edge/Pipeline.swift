@@ -49,14 +49,17 @@ final class Pipeline {
     }
 
     private func handle(_ report: borrowing AdvertisingReportView, at t: Double) {
-        printer?.print(report, at: t)
-        guard let rssi = report.header.rssi else { return }
+        let rssi = report.header.rssi
         if let identity = report.identity {
-            guard let index = device(identity) else { return }
-            accept(&devices.values[index], report, rssi: rssi, at: t)
+            guard let index = device(identity) else { printer?.print(report, at: t, as: nil); return }
+            printer?.print(report, at: t, as: (devices.values[index].id, devices.values[index].kind))
+            if let rssi { accept(&devices.values[index], report, rssi: rssi, at: t) }
         } else if let key = resolver?.resolve(report.header.address, type: report.header.addressType) {
             // A rotating address one of our keys made: the phone, under its stable id.
-            accept(&phones[key], report, rssi: rssi, at: t)
+            printer?.print(report, at: t, as: (phones[key].id, phones[key].kind))
+            if let rssi { accept(&phones[key], report, rssi: rssi, at: t) }
+        } else {
+            printer?.print(report, at: t, as: nil)
         }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import MQTT
+import Options
 import Synchronization
 import Wire
 #if canImport(Glibc)
@@ -32,6 +33,8 @@ final class Publisher: @unchecked Sendable {
 
     // Confined to `queue`.
     private var connected = false
+    /// Whether any connection succeeded yet: the next one is a reconnect.
+    private var everConnected = false
     private var seq: UInt64 = 0
     private var inflight: [Int32: Int] = [:]
     private var counts = Telemetry.Counts()
@@ -44,6 +47,7 @@ final class Publisher: @unchecked Sendable {
     private var oversizeReported = false
     private var writer = JSONWriter(capacity: 32 * 1024)
     private var timers: [DispatchSourceTimer] = []
+    /// Reasons of refused or failed connection attempts already logged since the last success.
     private var refusals: Set<String> = []
     private var flushed: (() -> Void)?
     private var offline: (mid: Int32, done: () -> Void)?
@@ -88,6 +92,8 @@ final class Publisher: @unchecked Sendable {
         switch event {
         case .connected:
             connected = true
+            printError("whereabouts-edge: \(everConnected ? "reconnected" : "connected") to \(config.mqtt.broker)")
+            everConnected = true
             refusals.removeAll()
             batchLimit.reset()
             limitReported = false
@@ -96,8 +102,15 @@ final class Publisher: @unchecked Sendable {
             publishTelemetry()
             drain(partial: true)
         case .disconnected(let code, let reason):
+            let wasConnected = connected
             connected = false
-            if code != 0 { printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting") }
+            // A failed attempt also ends as a disconnect: "lost" only for a connection that
+            // was up; failed attempts are said once per reason until one succeeds.
+            if code != 0 && wasConnected {
+                printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting")
+            } else if code != 0 && refusals.insert(reason).inserted {
+                printError("whereabouts-edge: cannot reach the broker at \(config.mqtt.broker) (\(reason)); retrying")
+            }
             if config.qos == .atMostOnce { forgetUnconfirmed() }
         case .refused(_, let reason):
             if refusals.insert(reason).inserted { printError("whereabouts-edge: broker refused the connection: \(reason)") }
@@ -229,7 +242,9 @@ extension Publisher {
             }
             return counts.inflight + incoming.withLock { $0.readings.count }
         }
-        let acknowledged = offlineSignal.wait(timeout: .now() + min(max(timeout, 1), 5)) == .success
+        // Without a connection no `offline` was sent: nothing to wait for (it waited 5 s).
+        let sent = queue.sync { offline != nil }
+        let acknowledged = sent && offlineSignal.wait(timeout: .now() + min(max(timeout, 1), 5)) == .success
         client.disconnect()
         return Outcome(undelivered: undelivered, offlineAcknowledged: acknowledged)
     }
@@ -240,10 +255,4 @@ func unixTime() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_REALTIME, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
-/// Writes a line to standard error.
-func printError(_ message: String) {
-    let line = message + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
 }

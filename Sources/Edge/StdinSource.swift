@@ -1,4 +1,5 @@
 import BLE
+import Options
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -13,25 +14,37 @@ public final class StdinSource: ReportSource {
 
     public init() {}
 
+    /// The longest line kept. An H4 packet is at most 258 bytes, under 800 characters in
+    /// hex; anything far longer is a broken producer, skipped rather than held in memory.
+    public static let lineLimit = 64 * 1024
+
     public func run(_ sink: PacketSink) throws {
         var assembler = HexPacketAssembler()
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        var warned = false
-        guard let input = fdopen(0, "r") else { throw SourceError("cannot read standard input") }
-        while !stopped.load(ordering: .relaxed) {
-            let n = getline(&line, &capacity, input)
-            guard n >= 0, let line else { break }
-            let ok = UnsafeRawBufferPointer(start: line, count: n).withMemoryRebound(to: UInt8.self) { text in
-                assembler.feed(text) { packet in packet.withUnsafeBytes { sink.packet(h4: $0, at: unixTime()) } }
+        var warned = false, warnedLong = false
+        var reader = LineReader.descriptor(0, limit: Self.lineLimit)
+        reader.forEach { line in
+            let ok: Bool
+            switch line {
+            case .text(let text):
+                ok = assembler.feed(text) { packet in packet.withUnsafeBytes { sink.packet(h4: $0, at: unixTime()) } }
+            case .tooLong(let bytes):
+                assembler.discard()
+                sink.malformed()
+                if !warnedLong {
+                    printError("whereabouts-edge: skipped a line of \(bytes) bytes on stdin, longer than any H4 packet "
+                               + "(limit \(Self.lineLimit)); further ones are only counted")
+                }
+                warnedLong = true
+                ok = true
             }
             if !ok {
                 sink.malformed()
                 if !warned { printError("whereabouts-edge: skipping a line on stdin that is not H4 hex (further ones are only counted)") }
                 warned = true
             }
+            return !stopped.load(ordering: .relaxed)
         }
+        if reader.failed { throw SourceError("reading standard input failed: errno \(errno)") }
         assembler.finish { packet in packet.withUnsafeBytes { sink.packet(h4: $0, at: unixTime()) } }
     }
 
@@ -56,6 +69,9 @@ struct HexPacketAssembler {
         if !continuation && !marked { finish(emit) }
         return true
     }
+
+    /// Drops the packet in progress (its line was unreadable).
+    mutating func discard() { pending.removeAll(keepingCapacity: true) }
 
     /// Emits the packet in progress, if any.
     mutating func finish(_ emit: ([UInt8]) -> Void) {

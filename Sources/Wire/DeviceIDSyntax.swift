@@ -37,6 +37,53 @@ public enum DeviceIDSyntax {
         return ok ? nil : "\(shown) is not spelled as a \(kind) id is (lower-case hex): " + forms
     }
 
+    /// What is wrong with `id` and, when it names a device in another spelling (capitals,
+    /// padded numbers, a UUID without dashes), the spelling readings carry; nil when `id` is
+    /// already spelled as SPEC §1 does.
+    public static func advice(_ id: String) -> String? {
+        guard let problem = problem(id) else { return nil }
+        guard let canonical = canonical(id) else { return problem }
+        return "'\(id)' would never match: readings spell this id '\(canonical)'"
+    }
+
+    /// SPEC §1's spelling of an id written in another one, if there is exactly one: the kind's
+    /// own capitals, lower-case hex, a dashed UUID, numbers without leading zeros.
+    public static func canonical(_ id: String) -> String? {
+        guard let colon = id.firstIndex(of: ":") else { return nil }
+        let rest = id[id.index(after: colon)...].lowercased()
+        let kind: String
+        var body: String
+        switch id[..<colon].lowercased() {
+        case "ibeacon", "altbeacon":
+            kind = id[..<colon].lowercased() == "ibeacon" ? "iBeacon" : "altBeacon"
+            var parts = rest.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= 3 else { return nil }
+            let numbers = parts.suffix(2).map { n in n.drop { $0 == "0" }.isEmpty ? "0" : String(n.drop { $0 == "0" }) }
+            parts.removeLast(2)
+            var uuid = parts.joined(separator: "-")
+            if parts.count == 1, uuid.count == 32 { uuid = dashed(uuid) }
+            body = ([uuid] + numbers).joined(separator: "-")
+        case "eddystone", "irk", "mac":
+            kind = id[..<colon].lowercased()
+            body = rest
+            if kind == "mac", body.count == 17 { body = String(body.map { $0 == "-" ? ":" : $0 }) }
+        default:
+            return nil
+        }
+        let candidate = kind + ":" + body
+        return candidate != id && problem(candidate) == nil ? candidate : nil
+    }
+
+    /// A 32-digit UUID with its four dashes, 8-4-4-4-12.
+    private static func dashed(_ hex: String) -> String {
+        var out = ""
+        for (i, c) in hex.enumerated() {
+            if [8, 12, 16, 20].contains(i) { out.append("-") }
+            out.append(c)
+        }
+        return out
+    }
+
     static let forms = "expects iBeacon:<uuid>-<major>-<minor>, altBeacon:<id1>-<id2>-<id3>, "
         + "eddystone:<namespace>-<instance>, irk:<key hex> or mac:<aa:bb:cc:dd:ee:ff>"
 

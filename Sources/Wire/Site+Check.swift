@@ -20,9 +20,12 @@ extension Site {
     /// nodes, nodes nearly on one line, rooms that overlap.
     public func geometryWarnings(locations: SiteLocations) -> [SiteProblem] {
         var out: [SiteProblem] = []
-        for floor in floors {
+        // A duplicated floor or room id is an error already, and the location is the first's:
+        // judging the duplicate too printed the first's warnings twice.
+        var floorsSeen: Set<String> = [], roomsSeen: Set<String> = []
+        for floor in floors where floorsSeen.insert(floor.id).inserted {
             let nodes = self.nodes.filter { $0.floors.isEmpty || $0.floors.contains(floor.id) }
-            for room in floor.rooms {
+            for room in floor.rooms where roomsSeen.insert(room.id).inserted {
                 let at = locations.rooms[room.id] ?? SourceLocation(line: 0, key: "")
                 out += coverageWarnings(room, floor, nodes, at)
             }

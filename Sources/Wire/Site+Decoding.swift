@@ -49,6 +49,8 @@ struct SiteDecoder {
     var doorLines: [[(line: Int, key: String)]] = []
     var zoneLines: [(line: Int, key: String)] = []
     var nodeLines: [(line: Int, key: String)] = []
+    /// Each node entry's floors, also of entries dropped for another bad field.
+    var nodeFloors: [(floors: [String], line: Int, key: String)] = []
     var idLines: [(kind: String, id: String, line: Int, key: String)] = []
     /// Where each node beacon and device id was written, to report one listed as both.
     var beaconLines: [String: (line: Int, key: String)] = [:]
@@ -155,7 +157,7 @@ struct SiteDecoder {
         if bounds == nil { floorsWithoutBounds.insert(id) }
         declaredRooms[id, default: []].formUnion(roomsDeclaredHere)
         idLines.append(("floor", id, node.line, f.path("id")))
-        locations.floors[id] = SourceLocation(line: node.line, key: key)
+        if locations.floors[id] == nil { locations.floors[id] = SourceLocation(line: node.line, key: key) }
         site.floors.append(floor)
         self.doorLines.append(doorLines)
     }

@@ -10,7 +10,8 @@ extension SiteDecoder {
         if let id { roomsDeclaredHere.insert(id) } else { unnamedRoom = true }
         guard let id, let name, let points else { return nil }
         idLines.append(("room", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
-        locations.rooms[id] = SourceLocation(line: node.line, key: key)
+        // The first of a duplicated id keeps its place: the duplicate is an error of its own.
+        if locations.rooms[id] == nil { locations.rooms[id] = SourceLocation(line: node.line, key: key) }
         return Room(id: id, name: name, points: points)
     }
 
@@ -49,7 +50,7 @@ extension SiteDecoder {
         let points = reader.required(f, "points").flatMap { polygon($0, f.path("points")) }
         guard let id, let name, let floor, let points else { return }
         idLines.append(("zone", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
-        locations.zones[id] = SourceLocation(line: node.line, key: key)
+        if locations.zones[id] == nil { locations.zones[id] = SourceLocation(line: node.line, key: key) }
         zoneLines.append((f["floor"]?.line ?? node.line, f.path("floor")))
         site.zones.append(Zone(id: id, name: name, floor: floor, points: points))
     }
@@ -64,19 +65,22 @@ extension SiteDecoder {
         let floors = reader.strings(f["floors"], f.path("floors"))
         let rxAdj = reader.number(f["rx_adj"], f.path("rx_adj"), within: -50...50)
         var beacon = reader.string(f["beacon"], f.path("beacon"))
-        if let id = beacon, let problem = DeviceIDSyntax.problem(id) {
+        if let id = beacon, let problem = DeviceIDSyntax.advice(id) {
             reader.error(f.path("beacon"), f["beacon"]?.line ?? node.line, problem)
             beacon = nil
         }
+        // A name and floors are judged (duplicate, unknown floor) even when another field of
+        // the entry is bad: each is a problem of its own, reported in the same run.
+        if let name { idLines.append(("node", name, node.line, f.path("name"))) }
+        if let floors { nodeFloors.append((floors, f["floors"]?.line ?? node.line, key)) }
         guard let name, let point, f["floors"] == nil || floors != nil, f["rx_adj"] == nil || rxAdj != nil,
               f["beacon"] == nil || beacon != nil else { return }
-        idLines.append(("node", name, node.line, f.path("name")))
         if let beacon {
             let line = f["beacon"]?.line ?? node.line
             idLines.append(("node beacon", beacon, line, f.path("beacon")))
             beaconLines[beacon] = (line, f.path("beacon"))
         }
-        locations.nodes[name] = SourceLocation(line: node.line, key: key)
+        if locations.nodes[name] == nil { locations.nodes[name] = SourceLocation(line: node.line, key: key) }
         nodeLines.append((f["floors"]?.line ?? node.line, key))
         site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0, beacon: beacon))
     }
@@ -92,8 +96,14 @@ extension SiteDecoder {
             }
             return
         }
-        guard f["tx_ref"] == nil || txRef != nil else { return }
+        // A reading's id is compared byte for byte: one spelled otherwise never matches. A
+        // warning, not an error: an ESPresense-companion file loads as it is. Its patterns
+        // (`irk:*`, `phone:*`: track these) say nothing here, where every device is tracked.
+        if !id.contains("*") && !id.contains("?"), let advice = DeviceIDSyntax.advice(id) {
+            reader.warning(f.path("id"), f["id"]?.line ?? node.line, advice)
+        }
         idLines.append(("device", id, node.line, f.path("id")))
+        guard f["tx_ref"] == nil || txRef != nil else { return }
         if deviceLines[id] == nil { deviceLines[id] = (node.line, f.path("id")) }
         site.devices.append(DeviceConfig(id: id, name: name, txRef: txRef))
     }

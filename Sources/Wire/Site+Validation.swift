@@ -62,12 +62,12 @@ extension SiteDecoder {
         for (zone, at) in zip(site.zones, zoneLines) where !floorIDs.contains(zone.floor) && !unnamedFloor {
             reader.error(at.key, at.line, "unknown floor '\(zone.floor)'")
         }
-        for (node, at) in zip(site.nodes, nodeLines) {
-            for floor in node.floors where !floorIDs.contains(floor) && !unnamedFloor {
-                reader.error(at.key + ".floors", at.line, "unknown floor '\(floor)'")
+        for entry in nodeFloors {
+            for floor in entry.floors where !floorIDs.contains(floor) && !unnamedFloor {
+                reader.error(entry.key + ".floors", entry.line, "unknown floor '\(floor)'")
             }
-            checkNodeInside(node, at)
         }
+        for (node, at) in zip(site.nodes, nodeLines) { checkNodeInside(node, at) }
     }
 
     /// Ids must be unique within their kind; zones share the room namespace (SPEC §2: a room is a zone).

@@ -4,15 +4,9 @@ import Options
 import Glibc
 #endif
 
-/// The source flags; every other option is an edge setting, also a config file key.
-let sourceOptions: [Option] = [
-    .flag("monitor", help: "Listen on the HCI monitor channel beside a running bluetoothd."),
-    .value("replay", "FILE", help: "Replay a btsnoop capture through the same pipeline."),
-    .flag("stdin", help: "Read H4 hex lines (hcidump -R style) from standard input."),
-    .value("scan", "passive|active", help: "With --adapter: active scanning also asks for scan responses.", default: "passive"),
-    .value("speed", "X", help: "Replay pacing: 1 = the capture's own timing, 0 = as fast as possible.", default: "1"),
-    .flag("retime", help: "Shift replayed timestamps so the capture starts now."),
-    .flag("print", help: "Print each decoded report as a JSON line."),
+/// Options that are not settings: `--config` names the file itself, and `--check-config` is
+/// an action; neither can be a key of the file. Every other option is an `EdgeSetting`.
+let commandOptions: [Option] = [
     .value("config", "FILE", help: "Edge configuration file (YAML); flags override its keys."),
     .flag("check-config", help: "Validate the configuration and exit."),
 ]
@@ -22,36 +16,49 @@ let command = Command(
     abstract: "hear BLE advertisements and publish RSSI readings over MQTT",
     usage: ["whereabouts-edge --node NAME --broker URL (--adapter DEV | --monitor | --replay FILE | --stdin) [options]"],
     options: EdgeSetting.all.map { s in
-        Option.value(s.flag, s.valueName, help: s.help, default: s.defaultText, repeatable: s.repeatable)
-    } + sourceOptions,
+        s.valueName.map { Option.value(s.flag, $0, help: s.help, default: s.defaultText, repeatable: s.repeatable) }
+            ?? Option.flag(s.flag, help: s.help)
+    } + commandOptions,
     discussion: """
-        Every setting is also a key of the config file (batch_max for --batch-max, tls: {ca} for --tls-ca).
+        Every option but --config and --check-config is also a key of the config file (batch_max for
+        --batch-max, tls: {ca} for --tls-ca, monitor: true for --monitor); a flag wins over its key, and a
+        source flag (--adapter, --monitor, --replay, --stdin) replaces the file's source.
         Passwords come from --password-file or --password-env, never from the command line.
         Phones on rotating addresses are published as irk:<key hex> when a key from --irks-file resolves them.
         """)
 
-/// The configuration from the file and flags; problems are usage errors (exit 64).
-func loadConfig(_ args: Arguments) throws(UsageError) -> EdgeConfig {
-    var flags: [String: [String]] = [:]
-    for s in EdgeSetting.all where args.isSet(s.flag) { flags[s.key] = args.strings(s.flag) }
-    do { return try EdgeConfig.load(flags: flags, configFile: args.isSet("config") ? args.string("config") : nil) }
-    catch { throw UsageError(error.message) }
+/// A file named on the command line that cannot be read: exit 1, as a missing capture.
+struct FileError: Error, CustomStringConvertible {
+    let description: String
 }
 
-/// The one source the command line (or the file's `adapter`) asks for.
-func makeSource(_ args: Arguments, _ config: EdgeConfig) throws -> ReportSource {
-    let given = ["adapter", "monitor", "replay", "stdin"].filter { args.isSet($0) }
-    let kind = given.isEmpty && config.adapter != nil ? "adapter" : try args.oneOf(["adapter", "monitor", "replay", "stdin"])
-    switch kind {
-    case "replay":
-        let speed = try args.double("speed", in: 0...1_000_000) ?? 1
-        return try ReplaySource(path: try args.require("replay"), speed: speed, retime: args.flag("retime"))
-    case "stdin":
+/// The configuration from the file and flags; bad values are usage errors (exit 64), a
+/// config file that cannot be read a failure (exit 1).
+func loadConfig(_ args: Arguments) throws -> EdgeConfig {
+    var flags: [String: [String]] = [:]
+    for s in EdgeSetting.all where args.isSet(s.flag) { flags[s.key] = s.valueName == nil ? ["true"] : args.strings(s.flag) }
+    do { return try EdgeConfig.load(flags: flags, configFile: args.isSet("config") ? args.string("config") : nil) }
+    catch { throw error.isUnreadableFile ? FileError(description: error.message) as Error : UsageError(error.message) }
+}
+
+/// The source the configuration chose; none is a usage error.
+func requireSource(_ config: EdgeConfig) throws(UsageError) -> SourceSetting {
+    guard let source = config.source else {
+        throw UsageError("one of --adapter, --monitor, --replay, --stdin is required (or adapter, monitor, replay or stdin in the config file)")
+    }
+    return source
+}
+
+func makeSource(_ setting: SourceSetting) throws -> ReportSource {
+    switch setting {
+    case .replay(let path, let speed, let retime):
+        return try ReplaySource(path: path, speed: speed, retime: retime)
+    case .stdin:
         return StdinSource()
-    case "monitor":
+    case .monitor:
         return try monitorSource()
-    default:
-        return try adapterSource(config.adapter ?? args.require("adapter"), scan: args.string("scan"))
+    case .adapter(let adapter, let active):
+        return try adapterSource(adapter, active: active)
     }
 }
 
@@ -59,16 +66,16 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     let config = try loadConfig(args)
     for warning in config.warnings { printError("whereabouts-edge: warning: \(warning)") }
     if args.flag("check-config") {
+        let source = try requireSource(config)
         if let password = config.mqtt.password {
-            do { _ = try password.resolve() } catch { throw UsageError("\(error)") }
+            do { _ = try password.resolve() } catch { throw FileError(description: "\(error)") }
         }
-        print("configuration OK: node \(config.node), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
+        print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
               "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +
               "\(config.irks.count) identity resolving keys" + (config.irks.isEmpty ? "" : " (\(config.irks.map(\.name).joined(separator: ", ")))"))
         return ExitCode.success
     }
-    let source = try makeSource(args, config)
-    let service = try EdgeService(config: config, source: source, version: whereaboutsVersion,
-                                  printReports: args.flag("print"))
+    let source = try makeSource(try requireSource(config))
+    let service = try EdgeService(config: config, source: source, version: whereaboutsVersion)
     return service.run()
 })

@@ -2,6 +2,7 @@ import BLE
 import Foundation
 import Options
 import Wire
+import YAML
 
 let decodeCommand = Command(
     name: "whereabouts decode",
@@ -34,11 +35,24 @@ func runDecode(_ arguments: [String]) -> Int32 {
             guard let data = Hex.bytes(hex) else { throw UsageError("--ad expects hex digits") }
             decoder.advertisingData(data)
         } else if let path = args.string("btsnoop") {
-            guard let contents = FileManager.default.contents(atPath: path) else {
-                printError("whereabouts decode: cannot read \(path)")
+            let bytes: [UInt8]
+            do {
+                // The header first: a path naming no capture (/etc/passwd, /dev/zero) is
+                // refused at once instead of read whole.
+                _ = try BtsnoopReader(try YAML.readHead(path, count: Btsnoop.headerSize))
+                bytes = try YAML.readFile(path)
+            } catch let error as YAMLError {
+                printError("whereabouts decode: cannot read \(path): \(error)")
+                return ExitCode.failure
+            } catch {
+                printError("whereabouts decode: \(path) is not a btsnoop capture: \(error)")
                 return ExitCode.failure
             }
-            decoder.capture(Array(contents))
+            guard decoder.capture(bytes) else {
+                decoder.finish()
+                printError("whereabouts decode: \(path) is damaged; the records before the fault were decoded")
+                return ExitCode.failure
+            }
         } else {
             decoder.lines()
         }
@@ -66,15 +80,17 @@ struct PacketPrinter {
         }
     }
 
-    mutating func capture(_ bytes: [UInt8]) {
+    /// Decodes every record of a capture; false when a record is damaged (its error is
+    /// printed, and the records after it cannot be found).
+    mutating func capture(_ bytes: [UInt8]) -> Bool {
         var reader: BtsnoopReader
         do { reader = try BtsnoopReader(bytes) } catch {
             emitError("\(error.kind)", offset: error.offset) { _ in }
-            return
+            return false
         }
         while true {
             do {
-                guard let record = try reader.next() else { return }
+                guard let record = try reader.next() else { return true }
                 guard record.packetType == .event, let h4 = record.h4 else { continue }
                 packet(h4) { json in
                     json.key("t"); json.value(record.unixTime, decimals: 6)
@@ -82,33 +98,53 @@ struct PacketPrinter {
                 }
             } catch {
                 emitError("\(error.kind)", offset: error.offset) { _ in }
-                return
+                return false
             }
         }
     }
+
+    /// The longest line kept: a packet is at most 258 bytes, so even as a JSON line with its
+    /// hex it is far below; longer lines are skipped (memory stays bounded on any input).
+    static let lineLimit = 64 * 1024
 
     /// Standard input: one packet per line, in any of the spellings `--help` lists.
     mutating func lines() {
         var pending: (bytes: [UInt8], line: Int)?
         var number = 0
-        while let line = readLine(strippingNewline: true) {
+        var reader = LineReader.descriptor(0, limit: Self.lineLimit)
+        reader.forEach { line in
             number += 1
-            let text = line.drop { $0 == " " || $0 == "\t" }
-            if text.isEmpty || text.hasPrefix("#") { continue }
-            let continues = text.count < line.count && pending != nil && !text.hasPrefix(">") && !text.hasPrefix("<")
-            if continues, let bytes = Hex.bytes(text) {
-                pending?.bytes += bytes
-                continue
+            switch line {
+            case .text(let bytes):
+                take(String(decoding: bytes, as: UTF8.self), number, &pending)
+            case .tooLong(let length):
+                if let p = pending { decodeLine(p.bytes, p.line) }
+                pending = nil
+                emitError("line of \(length) bytes is longer than \(Self.lineLimit), skipped", offset: 0) { $0.field("line", number) }
             }
-            if let p = pending { decodeLine(p.bytes, p.line) }
-            pending = nil
-            guard let (bytes, dumped) = parseLine(text) else {
-                emitError("not an H4 hex line", offset: 0) { $0.field("line", number) }
-                continue
-            }
-            if dumped { pending = (bytes, number) } else { decodeLine(bytes, number) }
+            return true
         }
         if let p = pending { decodeLine(p.bytes, p.line) }
+        if reader.failed { emitError("reading standard input failed", offset: 0) { $0.field("line", number + 1) } }
+    }
+
+    /// One line: a packet, the continuation of an hcidump packet, or an error.
+    private mutating func take(_ line: String, _ number: Int, _ pending: inout (bytes: [UInt8], line: Int)?) {
+        let line = line.hasSuffix("\r") ? String(line.dropLast()) : line
+        let text = line.drop { $0 == " " || $0 == "\t" }
+        if text.isEmpty || text.hasPrefix("#") { return }
+        let continues = text.count < line.count && pending != nil && !text.hasPrefix(">") && !text.hasPrefix("<")
+        if continues, let bytes = Hex.bytes(text) {
+            pending?.bytes += bytes
+            return
+        }
+        if let p = pending { decodeLine(p.bytes, p.line) }
+        pending = nil
+        guard let (bytes, dumped) = parseLine(text) else {
+            emitError("not an H4 hex line", offset: 0) { $0.field("line", number) }
+            return
+        }
+        if dumped { pending = (bytes, number) } else { decodeLine(bytes, number) }
     }
 
     /// The packet of one line, and whether it is an hcidump line that may continue.

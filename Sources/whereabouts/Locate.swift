@@ -41,32 +41,56 @@ func runLocate(_ arguments: [String]) -> Int32 {
     }
 }
 
+/// The longest line kept: a batch of the edge's largest `batch_max` (10,000 readings) is
+/// under 2 MB, so a longer line is a broken file, skipped to its newline instead of held.
+let batchLineLimit = 16 * 1024 * 1024
+
 /// Hands each batch of `input` (a file, or '-' for standard input) to `body` with the node
 /// that sent it; a bad line is reported and skipped. The count of bad lines, `nil` (reported)
 /// when the input cannot be read.
 func readBatches(_ input: String, tool: String, _ body: (Batch, String) -> Void) -> Int? {
-    guard let data = input == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: input) else {
-        printError("\(tool): cannot read \(input)")
+    let fd = input == "-" ? 0 : open(input, O_RDONLY)
+    guard fd >= 0 else {
+        printError("\(tool): cannot read \(input): \(String(cString: strerror(errno)))")
         return nil
     }
-    var badLines = 0
-    for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated() where !line.allSatisfy({ $0 == 32 || $0 == 13 }) {
+    defer { if fd != 0 { close(fd) } }
+    var badLines = 0, number = 0
+    var reader = LineReader.descriptor(fd, limit: batchLineLimit)
+    reader.forEach { line in
+        number += 1
         do {
-            let (batch, topicNode) = try decodeLine(Array(line))
+            guard case .text(let bytes) = line else { throw LineError.tooLong(limit: batchLineLimit) }
+            if bytes.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { return true }
+            let (batch, topicNode) = try decodeLine(Array(bytes))
             body(batch, topicNode ?? batch.node)
         } catch {
             badLines += 1
-            printError("\(tool): line \(number + 1): \(error)")
+            printError("\(tool): line \(number): \(error)")
         }
+        return true
+    }
+    guard !reader.failed else {
+        printError("\(tool): reading \(input) failed after line \(number): \(String(cString: strerror(errno)))")
+        return nil
     }
     return badLines
+}
+
+private enum LineError: Error, CustomStringConvertible {
+    case tooLong(limit: Int)
+    var description: String {
+        switch self { case .tooLong(let limit): "longer than \(limit) bytes, skipped" }
+    }
 }
 
 /// A SPEC batch line, or a `{"topic","payload"}` record whose topic names the node.
 func decodeLine(_ bytes: [UInt8]) throws -> (Batch, String?) {
     var bad = 0
     if let batch = try? Batch.decode(bytes, badReadings: &bad) { return (batch, nil) }
-    guard let record = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+    // Not a batch: a {"topic","payload"} record, else the batch decoder's own message (never
+    // Foundation's, which names its error domain and code rather than the line's fault).
+    guard let record = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any],
           let topic = record["topic"] as? String, let payload = record["payload"] else {
         return (try Batch.decode(bytes, badReadings: &bad), nil)
     }

@@ -8,50 +8,72 @@ import Wire
 let watchCommand = Command(
     name: "whereabouts watch",
     abstract: "print zone enter/exit events as they happen and a live room table",
-    usage: ["whereabouts watch [--broker URL] [--prefix P] [--table-every S] [--for S]"],
-    options: [
-        .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port].", default: "mqtt://127.0.0.1:1883"),
+    usage: ["whereabouts watch [--broker URL] [--username NAME --password-file FILE] [--tls-ca FILE] [--prefix P] [--table-every S] [--for S]"],
+    options: BrokerSettings.options + [
         .value("prefix", "P", help: "Topic prefix.", default: "whereabouts"),
         .value("table-every", "S", help: "Seconds between room tables (0: never).", default: "10"),
         .value("for", "S", help: "Stop after this many seconds (default: until Ctrl-C)."),
-    ])
+    ],
+    discussion: """
+        The broker options are the edge's: a production broker (mqtts:// on 8883, a client certificate
+        and a user) takes --tls-ca, --tls-cert, --tls-key and --username with --password-file or
+        --password-env; a password never goes on the command line. Any user allowed to read
+        <prefix>/zones/#, <prefix>/devices/# and <prefix>/aggregator/# will do (deploy/mosquitto/acl).
+        """)
 
 /// `whereabouts watch`: zone events as they happen and a table of who is where, live.
 func runWatch(_ arguments: [String]) -> Int32 {
     runTool(watchCommand, arguments: arguments) { args in
-        let url = try args.require("broker")
-        let broker: BrokerURL
-        do throws(MQTTError) { broker = try BrokerURL(parsing: url) } catch {
-            throw UsageError("--broker: \(error.message)")
-        }
+        let options = try mqttOptions(args)
+        // A password that cannot be read fails now (exit 1), before anything connects.
+        _ = try options.password?.resolve()
         let every = try args.double("table-every", in: 0...86_400) ?? 10
         let duration = try args.double("for", in: 0...31_536_000)
         let topics = Topics(prefix: args.string("prefix") ?? "whereabouts")
         let watcher = Watcher(topics: topics)
         let queue = DispatchQueue(label: "watch")
-        let client = try MQTTClient(MQTTOptions(broker: broker, clientID: "whereabouts-watch-\(getpid())"), queue: queue) { event in
+        let client = try MQTTClient(options, queue: queue) { event in
             watcher.handle(event)
         }
         for filter in ["\(topics.prefix)/zones/+/events", "\(topics.prefix)/devices/+/room", topics.aggregatorStatus] {
             try client.subscribe(filter, qos: .atLeastOnce)
         }
         try client.start()
-        let timer = DispatchSource.makeTimerSource(queue: queue)
+        // Only a resumed timer may be released: libdispatch traps on a suspended one (with
+        // --table-every 0 watch crashed at its end).
+        var timer: DispatchSourceTimer?
         if every > 0 {
-            timer.schedule(deadline: .now() + every, repeating: every)
-            timer.setEventHandler { watcher.printTable() }
-            timer.resume()
+            let t = DispatchSource.makeTimerSource(queue: queue)
+            t.schedule(deadline: .now() + every, repeating: every)
+            t.setEventHandler { watcher.printTable() }
+            t.resume()
+            timer = t
         }
         if let duration {
             Thread.sleep(forTimeInterval: duration)
         } else {
             TerminationSignal.wait()
         }
-        timer.cancel()
+        timer?.cancel()
         client.disconnect()
         queue.sync { watcher.printTable() }
         return ExitCode.success
     }
+}
+
+/// The broker options of the command line, checked as the edge checks them.
+private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
+    let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
+    var options: MQTTOptions
+    do throws(MQTTError) {
+        options = MQTTOptions(broker: try BrokerURL(parsing: settings.broker), clientID: "whereabouts-watch-\(getpid())")
+        options.username = settings.username
+        options.password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
+        options.tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
+    } catch {
+        throw UsageError(error.message)
+    }
+    return options
 }
 
 /// Keeps each device's room from the retained `room` topics and prints events.

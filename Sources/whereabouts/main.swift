@@ -26,7 +26,7 @@ let top = Command(
     options: [],
     positionals: "COMMAND",
     discussion: "commands:\n" + subcommands.map { "  \($0.name.padding(12))\($0.abstract)" }.joined(separator: "\n")
-        + "\n\nRun 'whereabouts COMMAND --help' for a command's options.")
+        + "\n\nRun 'whereabouts COMMAND --help' (or 'whereabouts help COMMAND') for a command's options.")
 
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
@@ -35,6 +35,17 @@ extension String {
 let arguments = Array(CommandLine.arguments.dropFirst())
 if let first = arguments.first, let sub = subcommands.first(where: { $0.name == first }) {
     exit(sub.run(Array(arguments.dropFirst())))
+}
+// `whereabouts help [COMMAND]`, as git and swift spell it: the help asked for, exit 0.
+if arguments.first == "help", arguments.count <= 2 {
+    if arguments.count == 2 {
+        guard let sub = subcommands.first(where: { $0.name == arguments[1] }) else {
+            printError("whereabouts: unknown command '\(arguments[1])'")
+            exit(ExitCode.usage)
+        }
+        exit(sub.run(["--help"]))
+    }
+    exit(runTool(top, arguments: ["--help"]) { _ in ExitCode.success })
 }
 exit(runTool(top, arguments: arguments) { args in
     if let name = args.positionals.first { throw UsageError("unknown command '\(name)'") }

@@ -113,3 +113,40 @@ func simulateNeverWritesTwoFilesIntoOne() throws {
     #expect(refused.status == 1)
     #expect(refused.errors.contains("nodes 'a/b' and 'a_b' would both write this capture"), "\(refused.errors)")
 }
+
+/// `whereabouts help [COMMAND]` prints help and exits 0; an unknown command is a usage error.
+@Test func helpIsACommand() throws {
+    let top = try #require(try whereabouts(["help"]))
+    #expect(top.status == 0 && top.output.contains("commands:") && top.output.contains("check-site"), "\(top)")
+    let decode = try #require(try whereabouts(["help", "decode"]))
+    #expect(decode.status == 0 && decode.output.hasPrefix("whereabouts decode —"), "\(decode)")
+    let unknown = try #require(try whereabouts(["help", "nope"]))
+    #expect(unknown.status == 64 && unknown.errors.contains("unknown command 'nope'"), "\(unknown)")
+}
+
+/// A file that is no capture fails clearly (exit 1, the reason on standard error) instead of
+/// printing one JSON error and exiting 0; /dev/zero is refused by its header, not read whole.
+@Test(arguments: ["/etc/passwd", "/dev/zero"])
+func decodeRefusesAFileThatIsNoCapture(path: String) throws {
+    let run = try #require(try whereabouts(["decode", "--btsnoop", path]))
+    #expect(run.status == 1, "\(run)")
+    #expect(run.errors.contains("\(path) is not a btsnoop capture"), "\(run.errors)")
+    #expect(run.output.isEmpty)
+}
+
+/// A line that is neither a batch nor a {topic, payload} record is reported in the batch
+/// decoder's words, not Foundation's ("Error Domain=NSCocoaErrorDomain Code=3840 …").
+@Test(.timeLimit(.minutes(1)))
+func locateReportsGarbageInItsOwnWords() async throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("audit-garbage-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let sitePath = dir.appendingPathComponent("site.yaml")
+    try site().write(to: sitePath, atomically: true, encoding: .utf8)
+    let locate = try EdgeProcess(["locate", "--site", sitePath.path, "--input", "-"], tool: "whereabouts")
+    locate.write("garbage\n{\"topic\": 1}\n")
+    locate.closeInput()
+    #expect(await locate.exitStatus() == 0, "\(locate.stderr)")
+    #expect(locate.stderr.contains("line 1: malformed") && locate.stderr.contains("line 2:"), "\(locate.stderr)")
+    #expect(locate.stderr.contains("2 bad lines") && !locate.stderr.contains("NSCocoaErrorDomain"), "\(locate.stderr)")
+}

@@ -50,4 +50,63 @@ struct EdgeInputTests {
         #expect(last["adverts"] as? Int == 12)
         #expect(edge.stderr.contains("not H4 hex"))
     }
+
+    /// The source and `print` come from the config file alone (the shipped unit passes only
+    /// --config); --print gives each report the id and kind it is published under.
+    @Test func theConfigFileChoosesStdinAndPrint() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("edge-config-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try Broker()
+        let topics = NodeTopics(node: "desk")
+        let collector = try Collector(broker: broker, filters: [topics.readings])
+        try await collector.ready()
+        let config = dir.appendingPathComponent("edge.yaml")
+        try "node: desk\nbroker: \(broker.url)\nstdin: true\nprint: true\nqos: 1\n".write(to: config, atomically: true, encoding: .utf8)
+        let check = try EdgeProcess(["--config", config.path, "--check-config"])
+        #expect(await check.exitStatus() == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("source stdin"), "\(check.stdout)")
+
+        let edge = try EdgeProcess(["--config", config.path])
+        for packet in try goldenPackets().prefix(12) { edge.write(packet + "\n") }
+        edge.closeInput()
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        let printed = edge.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(printed.count == 12 && printed.allSatisfy { $0 != nil }, "\(edge.stdout)")
+        let wanted = try goldenReadings().prefix { $0.t <= 1612150087.41 }
+        // Every reading published was printed with its id and kind.
+        let ids = Set(printed.compactMap { $0?["id"] as? String })
+        #expect(wanted.allSatisfy { ids.contains($0.id) }, "\(ids)")
+        #expect(printed.allSatisfy { ($0?["id"] is String) == ($0?["kind"] is String) })
+        #expect(await collector.wait { !$0.isEmpty })
+    }
+
+    /// A broker that never answers: the edge says it cannot reach it, once, never that a
+    /// connection it never had was lost; stopped, it exits without waiting for an `offline`
+    /// acknowledgement that cannot come.
+    @Test func anUnreachableBrokerIsSaidOnce() async throws {
+        let port = try freePort()
+        let edge = try EdgeProcess(["--node", "desk", "--broker", "mqtt://127.0.0.1:\(port)", "--stdin", "--reconnect-max", "1s"])
+        // Two reconnect attempts at least (1 s apart) before stopping.
+        try await Task.sleep(for: .seconds(3))
+        edge.closeInput()
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        let log = edge.stderr.split(separator: "\n")
+        #expect(log.filter { $0.contains("cannot reach the broker at mqtt://127.0.0.1:\(port)") }.count == 1, "\(edge.stderr)")
+        #expect(!edge.stderr.contains("connection lost") && !edge.stderr.contains("connected to"), "\(edge.stderr)")
+    }
+
+    /// A config file that cannot be read is a failure (exit 1) like a missing capture; a bad
+    /// value in it is a usage error (64), which the unit file does not restart.
+    @Test func exitCodesOfConfigFiles() async throws {
+        let missing = try EdgeProcess(["--config", "/nonexistent/edge.yaml", "--stdin"])
+        #expect(await missing.exitStatus() == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("/nonexistent/edge.yaml: cannot open"), "\(missing.stderr)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("edge-bad-\(getpid()).yaml")
+        try "node: a\nqos: 7\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bad = try EdgeProcess(["--config", file.path, "--stdin"])
+        #expect(await bad.exitStatus() == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("\(file.path):2: qos"), "\(bad.stderr)")
+    }
 }

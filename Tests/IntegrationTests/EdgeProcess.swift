@@ -17,20 +17,20 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 let fixtures = packageRoot.appendingPathComponent("Tests/BLETests/Fixtures")
 
-/// A running `whereabouts-edge` with its output captured in files.
+/// A running `whereabouts-edge` (or another of the tools) with its output captured in files.
 final class EdgeProcess: @unchecked Sendable {
     let process = Process()
     private let output: URL
     private let errors: URL
     private let input = Pipe()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], tool: String = "whereabouts-edge") throws {
         let tag = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         output = FileManager.default.temporaryDirectory.appendingPathComponent("edge-out-\(tag)")
         errors = FileManager.default.temporaryDirectory.appendingPathComponent("edge-err-\(tag)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = executable("whereabouts-edge")
+        process.executableURL = executable(tool)
         process.arguments = arguments
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: output)
@@ -46,6 +46,7 @@ final class EdgeProcess: @unchecked Sendable {
 
     /// Writes to the edge's standard input.
     func write(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
+    func write(_ bytes: Data) { input.fileHandleForWriting.write(bytes) }
     func closeInput() { try? input.fileHandleForWriting.close() }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }

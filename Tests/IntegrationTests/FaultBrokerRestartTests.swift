@@ -79,5 +79,10 @@ func aBrokerRestartLosesNoReadingBetweenEdgeAndAggregator() async throws {
           + "(\(Int(m?.readings("sw") ?? 0)) accepted, \(Int(m?.rejected("late") ?? 0)) late, "
           + "\(Int(m?.rejected("bad_reading") ?? 0)) bad, \(Int(m?.rejected("replayed") ?? 0)) batches again)")
     #expect(seen == Double(expected.count), "\(m?.description ?? "")\n\(edge.stderr)\n\(aggregator.log)")
+    // The edge says when it connects, when the connection drops and when it is back, once each.
+    let log = edge.stderr.split(separator: "\n")
+    #expect(log.filter { $0.hasSuffix("connected to \(broker.url)") && !$0.contains("reconnected") }.count == 1, "\(edge.stderr)")
+    #expect(log.filter { $0.contains("broker connection lost") }.count == 1, "\(edge.stderr)")
+    #expect(log.filter { $0.hasSuffix("reconnected to \(broker.url)") }.count == 1, "\(edge.stderr)")
     #expect(await aggregator.stop() == 0, "\(aggregator.log)")
 }

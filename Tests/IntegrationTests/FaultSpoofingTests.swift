@@ -119,7 +119,7 @@ func tlsVerifiesTheBrokerAndTheStartWarnsAboutExposedSecrets() async throws {
 
     let honest = try start(try site(ca: broker.ca, name: "site.yaml"), name: "honest")
     #expect(await poll(timeout: 15) { honest.log.contains("connected to") }, "\(honest.log)\n\(broker.log)")
-    #expect(honest.log.contains("warning: TLS key \(broker.key(user)) is readable by other users"), "\(honest.log)")
+    #expect(honest.log.contains("warning: TLS key \(broker.key(user)) is open to every user (mode 644)"), "\(honest.log)")
     #expect(honest.log.contains("warning: HTTP on 0.0.0.0:"), "\(honest.log)")
     #expect(!honest.log.contains("site file"), "the site file is 0600: \(honest.log)")
     #expect(await honest.stop() == 0, "\(honest.log)")

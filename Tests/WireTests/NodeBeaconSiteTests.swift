@@ -31,7 +31,7 @@ struct BadBeacon: Sendable, CustomTestStringConvertible {
 
 @Test(arguments: [
     BadBeacon(line: 3, text: "  - { name: a, point: [1, 1, 1], beacon: \"iBeacon:E5CA1ADE-F007-BA11-0000-000000000000-1-1\" }",
-              key: "nodes[0].beacon", says: "is not spelled as a iBeacon id is (lower-case hex)"),
+              key: "nodes[0].beacon", says: "would never match: readings spell this id 'iBeacon:e5ca1ade-f007-ba11-0000-000000000000-1-1'"),
     BadBeacon(line: 3, text: "  - { name: a, point: [1, 1, 1], beacon: kitchen }",
               key: "nodes[0].beacon", says: "'kitchen' is not a device id"),
     BadBeacon(line: 3, text: "  - { name: a, point: [1, 1, 1], beacon: \"mac:aa:bb:cc:dd:ee\" }",

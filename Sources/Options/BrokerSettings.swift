@@ -1,0 +1,71 @@
+/// How a tool reaches the MQTT broker, spelled the same by every tool that connects (the
+/// edge, `whereabouts watch`): the broker URL, user, password source and TLS files. Strings
+/// only: the MQTT module turns them into its options, so this core stays pure.
+///
+/// Credentials never go on the command line (SPEC §6): a password comes from a file or an
+/// environment variable, named here.
+public struct BrokerSettings: Sendable, Equatable {
+    public var broker: String
+    public var username: String?
+    public var passwordFile: String?
+    public var passwordEnvironment: String?
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+
+    /// One setting: its config key (`tls.ca`), value placeholder and help.
+    public struct Setting: Sendable {
+        public let key: String
+        public let valueName: String
+        public let help: String
+        public let defaultValue: String?
+        /// The command-line spelling: `password_file` → `password-file`, `tls.ca` → `tls-ca`.
+        public var flag: String { BrokerSettings.flag(forKey: key) }
+    }
+
+    public static let defaultBroker = "mqtt://127.0.0.1:1883"
+
+    /// The settings every connecting tool takes, in help order.
+    public static let settings: [Setting] = [
+        Setting(key: "broker", valueName: "URL", help: "mqtt://host[:port] or mqtts://host[:port].", defaultValue: defaultBroker),
+        Setting(key: "username", valueName: "NAME", help: "MQTT user name.", defaultValue: nil),
+        Setting(key: "password_file", valueName: "FILE", help: "File holding the MQTT password.", defaultValue: nil),
+        Setting(key: "password_env", valueName: "VAR", help: "Environment variable holding the MQTT password.", defaultValue: nil),
+        Setting(key: "tls.ca", valueName: "FILE", help: "CA certificate that signs the broker's (mqtts://).", defaultValue: nil),
+        Setting(key: "tls.cert", valueName: "FILE", help: "Client certificate (mqtts://).", defaultValue: nil),
+        Setting(key: "tls.key", valueName: "FILE", help: "Client key (mqtts://).", defaultValue: nil),
+    ]
+
+    /// The settings as command-line options.
+    public static var options: [Option] {
+        settings.map { .value($0.flag, $0.valueName, help: $0.help, default: $0.defaultValue) }
+    }
+
+    /// A config key's flag: `_` and `.` become `-`.
+    public static func flag(forKey key: String) -> String {
+        String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
+    }
+
+    public init(broker: String, username: String?, passwordFile: String?, passwordEnvironment: String?,
+                caFile: String?, certFile: String?, keyFile: String?) {
+        self.broker = broker; self.username = username
+        self.passwordFile = passwordFile; self.passwordEnvironment = passwordEnvironment
+        self.caFile = caFile; self.certFile = certFile; self.keyFile = keyFile
+    }
+
+    /// Reads the settings by key (`value("tls.ca")`) and checks how they go together.
+    public init(_ value: (String) -> String?) throws(UsageError) {
+        broker = value("broker") ?? Self.defaultBroker
+        username = value("username")
+        passwordFile = value("password_file")
+        passwordEnvironment = value("password_env")
+        caFile = value("tls.ca"); certFile = value("tls.cert"); keyFile = value("tls.key")
+        guard passwordFile == nil || passwordEnvironment == nil else {
+            throw UsageError("password_file and password_env: give one, not both")
+        }
+        guard (passwordFile == nil && passwordEnvironment == nil) || username != nil else {
+            throw UsageError("username: required when a password file or variable is given")
+        }
+        guard (certFile == nil) == (keyFile == nil) else { throw UsageError("tls.cert and tls.key: give both or neither") }
+    }
+}
