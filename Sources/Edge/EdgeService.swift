@@ -6,7 +6,7 @@ import Synchronization
 import Wire
 
 /// The edge node: one source, the pipeline, the publisher; runs until the source ends or a
-/// SIGTERM / SIGINT, then flushes and says `offline`.
+/// SIGTERM / SIGINT, then flushes and says `offline` (SIGHUP is logged and ignored).
 public final class EdgeService {
     private let config: EdgeConfig
     private let source: ReportSource
@@ -87,12 +87,17 @@ public final class EdgeService {
     }
 
     /// SIGTERM and SIGINT call `body` once (on a queue of their own) instead of killing us.
+    /// SIGHUP (a closed terminal, an operator expecting a reload) killed the edge without a
+    /// flush; there is nothing to reload (the config is read at start), so it is logged and ignored.
     private func watchSignals(_ body: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
         let queue = DispatchQueue(label: "whereabouts.edge.signals")
-        return [SIGTERM, SIGINT].map { number in
+        let hangup: @Sendable () -> Void = {
+            printError("whereabouts-edge: SIGHUP ignored: the config is read at start only; restart to apply a change")
+        }
+        return [(SIGTERM, body), (SIGINT, body), (SIGHUP, hangup)].map { number, handler in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler(handler: body)
+            source.setEventHandler(handler: handler)
             source.resume()
             return source
         }

@@ -25,6 +25,8 @@ let command = Command(
         source flag (--adapter, --monitor, --replay, --stdin) replaces the file's source.
         Passwords come from --password-file or --password-env, never from the command line.
         Phones on rotating addresses are published as irk:<key hex> when a key from --irks-file resolves them.
+        SIGTERM and SIGINT flush what is buffered, publish offline and exit 0; SIGHUP is logged and ignored
+        (the config is read at start only: restart to apply a change).
         """)
 
 /// A file named on the command line that cannot be read: exit 1, as a missing capture.

@@ -109,4 +109,19 @@ struct EdgeInputTests {
         #expect(await bad.exitStatus() == 64, "\(bad.stderr)")
         #expect(bad.stderr.contains("\(file.path):2: qos"), "\(bad.stderr)")
     }
+
+    /// The aggregator's `--config` follows the same rule (it exited 64 on a missing file).
+    @Test func exitCodesOfTheAggregatorsConfigFile() async throws {
+        let site = packageRoot.appendingPathComponent("tools/sites/reference.yaml").path
+        let missing = try EdgeProcess(["--site", site, "--config", "/nonexistent/agg.yaml"],
+                                      tool: "whereabouts-aggregator")
+        #expect(await missing.exitStatus() == 1, "\(missing.stderr)")
+        #expect(missing.stderr.contains("/nonexistent/agg.yaml: cannot open"), "\(missing.stderr)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("agg-bad-\(getpid()).yaml")
+        try "db: [\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let bad = try EdgeProcess(["--site", site, "--config", file.path], tool: "whereabouts-aggregator")
+        #expect(await bad.exitStatus() == 64, "\(bad.stderr)")
+        #expect(bad.stderr.contains("\(file.path):"), "\(bad.stderr)")
+    }
 }

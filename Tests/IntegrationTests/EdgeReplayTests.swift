@@ -170,6 +170,29 @@ struct EdgeReplayTests {
         #expect(last["buffered"] as? Int == 0)
     }
 
+    /// SIGHUP (a closed terminal, an operator expecting a reload) leaves the edge running with
+    /// its buffer (before: it died of it, exit 129, and what it held was lost); SIGTERM then
+    /// flushes that buffer as usual.
+    @Test func sighupIsLoggedAndIgnoredAndTheBufferKept() async throws {
+        let broker = try Broker()
+        let topics = NodeTopics(node: "attic")
+        let collector = try Collector(broker: broker, filters: [topics.all])
+        try await collector.ready()
+        let edge = try EdgeProcess(["--node", "attic", "--broker", broker.url, "--replay", capture, "--speed", "1",
+                                    "--qos", "1", "--batch-interval", "60s", "--batch-max", "10000"])
+        #expect(await collector.wait { text($0, topic: topics.status) == ["online"] })
+        try await Task.sleep(for: .seconds(3))
+        edge.signal(SIGHUP)
+        #expect(await poll(timeout: 5) { edge.stderr.contains("SIGHUP ignored") }, "\(edge.stderr)")
+        #expect(edge.process.isRunning)
+        #expect(collector.messages(on: topics.readings).isEmpty)
+        edge.signal(SIGTERM)
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        #expect(await collector.wait { text($0, topic: topics.status).last == "offline" })
+        let readings = try deliveredBatches(collector.messages, topic: topics.readings).batches.flatMap(\.readings)
+        #expect(!readings.isEmpty)   // what was buffered at the SIGHUP, flushed by the SIGTERM
+    }
+
     @Test func killedNodeIsReportedOfflineByItsWill() async throws {
         let broker = try Broker()
         let topics = NodeTopics(node: "shed")
