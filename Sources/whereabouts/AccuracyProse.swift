@@ -487,8 +487,8 @@ let accuracyPreamble = """
     has gained more than 0.39 m over a live fit at one moment, and with the held-out calibration straight_02 needs
     0.80 m (2.30 → 1.5 m), or 0.43 m below the centred fit with hindsight (1.93 m); the best any locator here gets
     on it is nelder-mead's 1.91 m. That is evidence, not proof, that the 1.5 m bar on straight_02 is out of reach
-    of a locator of this model family with a calibration fitted on the other walks, none of which passes the south
-    side. In these figures only a calibration that knows that side together with the centred window's hindsight
+    of a locator of this model family with a calibration fitted on the other walks, none of which walks along the south
+    side (straight_03 crosses it at x ≈ 11.6 m). In these figures only a calibration that knows that side together with the centred window's hindsight
     gets there (1.40 m; 1.24 m with an exponent per receiver; live 1.92 and 1.70 m); something other than this
     model there, such as a radio map of that side (the dataset's fingerprints, left out of this copy), was not
     measured.
