@@ -488,7 +488,7 @@ let accuracyPreamble = """
     once in any window, so requiring two readings instead of one would change nothing.
 
     The oracle is not a bound on a tracked locator, and there are two yardsticks. On the oracle's moments, against
-    the centred held-out oracle (hindsight) the default is ahead by 0.41 m on straight_01 (0.90 against 1.30 m) and
+    the centred held-out oracle (hindsight) the default is ahead by 0.40 m on straight_01 (0.90 against 1.30 m) and
     0.42 m on straight_04 (1.69 against 2.11 m) and 0.11–0.36 m behind on the other three; nelder-mead is 0.10–0.11
     m ahead on straight_01 and 02 and 0.18–0.47 m behind on the others. Against the live one (the engine's 3 s
     trailing window and 1.2 m height) the default is 0.01–0.21 m ahead on straight_01, 02 and 04 and 0.09–0.17 m
@@ -496,18 +496,18 @@ let accuracyPreamble = """
     Each of these gains has a 90 % interval 0.45–1.25 m wide on these few moments, up to 3 m on straight_04's 22
     (the bootstrap table). With the held-out calibration straight_02 needs 0.80 m below the live fit (2.30 → 1.5
     m), or 0.43 m below the centred fit with hindsight (1.93 m). Against the centred fit that is about what the
-    default has gained on straight_01 and straight_04 (0.41 and 0.42 m); against the live fit with the engine's
+    default has gained on straight_01 and straight_04 (0.40 and 0.42 m); against the live fit with the engine's
     window it is 1.7 times the largest gain seen (nelder-mead's 0.47 m, on straight_02 itself), and 0.55 m below
     the live fit with a 1 or 1.5 s window (2.05 m). The best any locator here gets on straight_02 is nelder-mead's
     1.91 m over the whole walk (1.83 m on the oracle's moments). So the 1.5 m bar on straight_02 is not reached by
     anything measured; a live locator would need about 1.7 times the largest gain seen over a live one-moment fit
-    with the engine's window, while a gain over the centred fit like the default's on two other walks (0.41–0.42 m)
-    would come within 0.02 m of it. Issue #4 is therefore blocked on no known route to the bar, not on the bar being unreachable: this is
-    evidence about a locator of this model family with a calibration fitted on the other walks, none of which walks
-    along the south side (straight_03 crosses it at x ≈ 11.6 m), not proof. In these figures only a calibration
-    that knows that side together with the centred window's hindsight gets there (1.40 m; 1.24 m with an exponent
-    per receiver; live 1.92 and 1.70 m); something other than this model there, such as a radio map of that side
-    (the dataset's fingerprints, left out of this copy), was not measured.
+    with the engine's window, while a gain over the centred fit like the default's on two other walks (0.40–0.42 m)
+    would come within 0.03 m of it. Issue #4 is therefore blocked on no known route to the bar, not on the bar
+    being unreachable: this is evidence about a locator of this model family with a calibration fitted on the other
+    walks, none of which walks along the south side (straight_03 crosses it at x ≈ 11.6 m), not proof. In these
+    figures only a calibration that knows that side together with the centred window's hindsight gets there (1.40
+    m; 1.24 m with an exponent per receiver; live 1.92 and 1.70 m); something other than this model there, such as
+    a radio map of that side (the dataset's fingerprints, left out of this copy), was not measured.
 
 
     """

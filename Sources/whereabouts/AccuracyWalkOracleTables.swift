@@ -13,8 +13,8 @@ let walkOracleIntro = """
     independent Gaussian errors in dB per reading (least squares on the means, each weighted by its number of
     readings) of the log-distance model (`rssi = b_j − 10·n_j·log10 d`, d the 3-D distance to the receiver, at
     least 0.1 m) at the beacon's **true height** at that moment, within the floor's bounds; no tracker, no prior, no
-    robust loss. The search: a grid of 0.1 m over the floor, then Levenberg–Marquardt and a compass search (to
-    1 mm) from the three best distinct grid points (a unit test checks at every tenth moment of straight_02 that no
+    robust loss. The search: a grid of 0.1 m over the floor, then a compass search (from 2.5 cm down to 1 mm)
+    from the three best distinct grid points (a unit test checks at every tenth moment of straight_02 that no
     point of a grid four times finer than a 0.2 m search's fits better). The error is the 2-D distance to the true
     position at the moment. The model's calibration: **held out** is the one every locator gets (fitted on the
     other four walks: one exponent, a reference power, one offset per receiver); **self-fitted** the same fit on

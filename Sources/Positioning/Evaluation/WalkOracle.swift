@@ -55,8 +55,8 @@ public struct WalkOracleVariant: Sendable {
 /// the readings within ±`window / 2` of that moment; the receivers heard there (as the variant
 /// asks, `WalkOracleVariant`); the least-squares 2-D position on their means under the
 /// variant's model at the beacon's true height, within the floor's bounds:
-/// a global search over a grid of `gridStep` metres, then Levenberg–Marquardt and a compass
-/// search from the best distinct grid points (`WalkOracleSearch`). A moment with no receiver
+/// a global search over a grid of `gridStep` metres, then a compass search from the best
+/// distinct grid points (`WalkOracleSearch`). A moment with no receiver
 /// gets the floor's centre; one with receivers, but fewer than the variant's
 /// `fewestReceivers`, no fix (left out of the variant's errors).
 public struct WalkOracle: Sendable {
