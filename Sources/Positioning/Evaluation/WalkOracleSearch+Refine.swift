@@ -3,10 +3,11 @@ import Wire
 extension WalkOracleSearch {
     /// The cost at `p`, on the exact model (not the grid's table).
     func cost(_ terms: Terms, at p: Point2) -> Double {
-        terms.cost { squaredDistance(p, $0) }
+        terms.cost { exactBasis(p, $0) }
     }
 
-    private func squaredDistance(_ p: Point2, _ j: Int) -> Double {
+    /// `-10·log10 d` from `p` at the search's height to receiver `j`.
+    private func exactBasis(_ p: Point2, _ j: Int) -> Double {
         let node = oracle.nodes[j].point
         let dx = p.x - node.x, dy = p.y - node.y, dz = z - node.z
         return logDistanceBasis(squared: dx * dx + dy * dy + dz * dz)
@@ -16,18 +17,8 @@ extension WalkOracleSearch {
     /// grid's step and kept inside the floor's bounds: it needs no gradient, so an edge that
     /// bounds the slope cannot stop it short of the least cost nearby.
     func refine(_ terms: Terms, from start: Point2) -> (Point2, Double) {
-        let bounds = oracle.grid.bounds
-        var p = start, current = cost(terms, at: p)
-        var stride = max(oracle.grid.spacing.x, oracle.grid.spacing.y) / 4
-        while stride >= 0.001 {
-            var moved = false
-            for (dx, dy) in [(stride, 0.0), (-stride, 0), (0, stride), (0, -stride)] {
-                let q = Point2(min(max(p.x + dx, bounds.min.x), bounds.max.x), min(max(p.y + dy, bounds.min.y), bounds.max.y))
-                let c = cost(terms, at: q)
-                if c < current { p = q; current = c; moved = true }
-            }
-            if !moved { stride /= 2 }
-        }
-        return (p, current)
+        let grid = oracle.grid
+        return BoundedSearch.compass(from: start, cost: cost(terms, at: start), stride: max(grid.spacing.x, grid.spacing.y) / 4,
+                                     stop: 0.001, bounds: grid.bounds) { cost(terms, at: $0) }
     }
 }
