@@ -108,20 +108,9 @@ struct OracleGrid {
                 if cost >= bound { break }
             }
             guard cost < bound else { continue }
-            keep(&best, cost: cost, cell: c, columns: columns)
+            BoundedSearch.keep(&best, cost: cost, cell: c, columns: columns, starts: Self.starts)
         }
         return best
-    }
-
-    /// Keeps `best` the `starts` lowest cells no two of which are neighbours: a cell beside
-    /// a better one lies in its basin, and would only refine to it again.
-    private func keep(_ best: inout [(cost: Double, cell: Int)], cost: Double, cell: Int, columns: Int) {
-        func near(_ other: Int) -> Bool { abs(other % columns - cell % columns) <= 1 && abs(other / columns - cell / columns) <= 1 }
-        guard !best.contains(where: { $0.cost <= cost && near($0.cell) }) else { return }
-        best.removeAll { near($0.cell) }
-        let at = best.firstIndex { $0.cost > cost } ?? best.count
-        best.insert((cost, cell), at: at)
-        if best.count > Self.starts { best.removeLast() }
     }
 
     /// The least-squares cost at `p`, on the exact model.
@@ -187,17 +176,9 @@ struct OracleGrid {
     /// edges a bound, where the slope alone stops short of the least cost nearby.
     private func polish(_ start: Point2, cost: Double, stride first: Double, targets: [Double], nodes: [Int], floor: Int, z: Double) -> (Point2, Double) {
         let bounds = channel.world.site.floors[floor].bounds
-        var p = start, current = cost, stride = first
         var r = [Double](repeating: 0, count: nodes.count)
-        while stride >= 0.002 {
-            var moved = false
-            for (dx, dy) in [(stride, 0.0), (-stride, 0), (0, stride), (0, -stride)] {
-                let q = Point2(min(max(p.x + dx, bounds.min.x), bounds.max.x), min(max(p.y + dy, bounds.min.y), bounds.max.y))
-                let c = residuals(q, targets: targets, nodes: nodes, floor: floor, z: z, into: &r)
-                if c < current { p = q; current = c; moved = true }
-            }
-            if !moved { stride /= 2 }
+        return BoundedSearch.compass(from: start, cost: cost, stride: first, stop: 0.002, bounds: (bounds.min.xy, bounds.max.xy)) { q in
+            residuals(q, targets: targets, nodes: nodes, floor: floor, z: z, into: &r)
         }
-        return (p, current)
     }
 }

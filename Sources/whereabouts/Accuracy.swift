@@ -112,11 +112,12 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
             throw AccuracyError("cannot fit a calibration without \(walk.name)")
         }
         let site = calibration.applied(to: base)
-        let results = LocatorKind.allCases.map { kind in
+        let outputs = LocatorKind.allCases.map { kind in
             let output = replay(walk.readings, site: site, locator: kind, step: step, options: options)
             if let trace { writeTrace(output, walk: walk, to: "\(trace)/\(walk.name)-\(kind.rawValue).csv") }
-            return (kind: kind, summary: ErrorSummary(errors: errors(of: output, on: walk)))
+            return (kind: kind, output: output)
         }
+        let results = outputs.map { (kind: $0.kind, summary: ErrorSummary(errors: errors(of: $0.output, on: walk))) }
         // The model's ceiling on this walk: the same engine with a calibration fitted on this walk
         // itself. Not an honest figure (it has seen the answer); it says how much of the error is
         // the calibration's and how much the model's.
@@ -134,7 +135,9 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
             return ("`\(name)` " + (p.map { String(format: "(%.1f, %.1f)", $0.x, $0.y) } ?? ""), value)
         })
         let fitted = own.residuals(of: walk, nodes: receivers)
-        let oracle = try walkOracleRow(walk, receivers: receivers, heldOut: calibration, own: own, site: base)
+        let compared = walkOracleLocators.compactMap { kind in outputs.first { $0.kind == kind }?.output }
+        let oracle = try walkOracleRow(walk, receivers: receivers, heldOut: calibration, own: own, site: base,
+                                       options: options, locators: compared)
         rows.append(AccuracyRow(walk: walk.name, readings: walk.readings.count, calibration: calibration, results: results,
                                 ceiling: ceiling, heldOutResidual: heldOut, ownResidual: fitted.rms, oracle: oracle,
                                 receivers: receivers))

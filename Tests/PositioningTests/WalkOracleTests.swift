@@ -24,7 +24,11 @@ struct WalkOracleTests {
         WalkMoment(t: 0, truth: p, means: means(at: p, shift: shift), counts: counts ?? Array(repeating: 5, count: nodes.count))
     }
 
-    static func error(_ fix: Point2, _ p: Point3) -> Double { ((fix.x - p.x) * (fix.x - p.x) + (fix.y - p.y) * (fix.y - p.y)).squareRoot() }
+    /// The 2-D error of a fix; infinite where there is none.
+    static func error(_ fix: Point2?, _ p: Point3) -> Double {
+        guard let fix else { return .infinity }
+        return ((fix.x - p.x) * (fix.x - p.x) + (fix.y - p.y) * (fix.y - p.y)).squareRoot()
+    }
 
     @Test(arguments: [Point3(3.3, 4.1, 1.8), Point3(10.9, 1.2, 1.7), Point3(0, 6.05, 1.8), Point3(6.0, 0.4, 1.75), Point3(12, 8, 1.9)])
     func exactMeansAreFixedWhereTheyCameFrom(_ p: Point3) {
@@ -149,12 +153,77 @@ struct WalkOracleTests {
         #expect(moments.count == 52)
         for moment in moments.enumerated().filter({ $0.offset % 10 == 0 }).map(\.element) {
             for variant in [WalkOracleVariant(model: model), WalkOracleVariant(model: model, freeReference: true)] {
-                let fix = oracle.fixes(moment, variants: [variant])[0]
+                let fix = try #require(oracle.fixes(moment, variants: [variant])[0])
                 let search = WalkOracleSearch(oracle: oracle, z: moment.truth.z)
                 let terms = WalkOracleSearch.Terms(moment: moment, variant: variant, receivers: oracle.used(moment, variant))
                 let best = (0..<fine.cells).map { search.cost(terms, at: fine.point($0)) }.min() ?? .infinity
                 #expect(search.cost(terms, at: fix) <= best + 1e-9, "at \(moment.t): \(fix)")
             }
         }
+    }
+
+    @Test func aFreeReferenceNeedsThreeReceivers() {
+        // With two receivers and the reference free, a whole curve fits their difference
+        // exactly: no fix, and the moment is counted, not placed on the grid's first point.
+        let p = Point3(8, 5, 1.8)
+        var moment = Self.moment(at: p, counts: [0, 0, 0, 4, 4, 0])
+        let oracle = WalkOracle(nodes: Self.nodes, bounds: Self.bounds)
+        let free = WalkOracleVariant(model: Self.model, freeReference: true)
+        let two = oracle.fixes(moment, variants: [free, WalkOracleVariant(model: Self.model)])
+        #expect(two[0] == nil)
+        #expect(two[1] != nil)
+        // Three give a fix (three equations, three unknowns: a few exact points, not a curve);
+        // four pin it to where the means came from.
+        moment.counts[2] = 4
+        #expect(oracle.fixes(moment, variants: [free])[0] != nil)
+        moment.counts[0] = 4
+        #expect(Self.error(oracle.fixes(moment, variants: [free])[0], p) < 0.02)
+    }
+
+    @Test func aVariantsWindowWidthSetsTheReadingsNotTheMoments() {
+        // Receiver a heard every 0.5 s from 100 to 106 s at -60, -61, …
+        let readings: [(node: String, reading: Reading)] = (0...12).map { i in
+            ("a", Reading(id: "mac:x", rssi: -60 - i, t: 100 + Double(i) * 0.5, kind: .mac))
+        }
+        let walk = Walk(name: "w", readings: readings, truth: [(t: 100.0, position: Point3(1, 1, 1.5)), (t: 106.0, position: Point3(7, 1, 1.5))])
+        let oracle = WalkOracle(nodes: Self.nodes, bounds: Self.bounds)
+        let narrow = oracle.moments(of: walk, lag: 0.5, width: 1)
+        #expect(narrow.map(\.t) == oracle.moments(of: walk).map(\.t))
+        // The second before 102.5: 101.5, 102.0, 102.5 (-63, -64, -65).
+        #expect(narrow[1].counts[0] == 3 && narrow[1].means[0] == -64)
+        // Six seconds trailing 104.5: from 98.5, so all of 100 … 104.5.
+        #expect(oracle.moments(of: walk, lag: 3, width: 6)[3].counts[0] == 10)
+        let variants = [WalkOracleVariant(model: Self.model, width: 1), WalkOracleVariant(model: Self.model, lag: 3, width: 6)]
+        #expect(oracle.errors(on: walk, variants: variants).map(\.errors.count) == [4, 4])
+    }
+
+    @Test func aLocatorIsScoredAtEachMomentByItsLastUpdateThen() {
+        var output = ReplayOutput()
+        for (t, x) in [(100.5, 1.0), (101.0, 2.0), (102.5, 4.0)] {
+            output.updates.append(DeviceUpdate(id: "d", name: nil, t: t, x: x, y: 0, z: 1, floor: "f", room: nil, zones: [],
+                                               confidence: 1, fixes: 4, since: 0))
+        }
+        let moments = [100.0, 101.0, 102.0, 103.0].map { t in
+            WalkMoment(t: t, truth: Point3(t - 100, 0, 1.5), means: [], counts: [])
+        }
+        // Before any update: none; at 101 the update of 101 itself; at 102 still that one; at 103 the one of 102.5.
+        #expect(errors(of: output, at: moments) == [nil, 1, 0, 1])
+    }
+
+    @Test func theBootstrapIntervalIsSeededAndHoldsTheMedian() throws {
+        // Errors that drift along the walk, as a real walk's do.
+        let errors: [Double] = (0..<52).map { (k: Int) -> Double in
+            let spike: Double = (k * 7) % 5 == 0 ? 0.8 : 0
+            return 1 + 0.03 * Double(k) + spike
+        }
+        let median = ErrorSummary(errors: errors).median
+        let bootstrap = BlockBootstrap()
+        let interval = try #require(bootstrap.medianInterval(errors))
+        #expect(interval.low < median && median < interval.high, "\(interval) around \(median)")
+        #expect(interval.low >= (errors.min() ?? 0) && interval.high <= (errors.max() ?? 0))
+        let again = try #require(bootstrap.medianInterval(errors))
+        #expect([again.low, again.high] == [interval.low, interval.high])
+        #expect(bootstrap.medianInterval(Array(repeating: 2, count: 10)).map { [$0.low, $0.high] } == [2, 2])
+        #expect(bootstrap.medianInterval([]) == nil)
     }
 }

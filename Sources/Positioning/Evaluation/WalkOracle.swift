@@ -1,7 +1,8 @@
 import Wire
 
 /// One moment of a real walk as the oracle sees it: each receiver's mean RSSI over a window
-/// centred on the moment, and where the beacon truly was.
+/// (centred on the moment, or trailing it: `WalkOracle.moments(of:lag:width:)`), and where the
+/// beacon truly was at the moment.
 public struct WalkMoment: Sendable {
     public var t: Double
     /// The true position at `t` (interpolated between the walk's samples).
@@ -20,7 +21,8 @@ public struct WalkMoment: Sendable {
 /// Gaussian errors per reading) or all alike. Two of the oracle's hindsights can be taken
 /// away, to measure what each is worth: the window can trail the moment by `lag` seconds (1.5:
 /// the 3 s before it, as the engine's window), and the height can be a fixed `height` instead
-/// of the beacon's true height.
+/// of the beacon's true height. The window's `width` can differ from the oracle's, on the
+/// same moments, to see what the engine's choice of window is worth.
 public struct WalkOracleVariant: Sendable {
     public var model: ReceiverPathLoss
     public var freeReference: Bool
@@ -29,13 +31,20 @@ public struct WalkOracleVariant: Sendable {
     public var lag: Double
     /// Metres above the floor's 0; `nil`: the beacon's true height at the moment.
     public var height: Double?
+    /// Seconds of readings each mean is over; `nil`: the oracle's `window`.
+    public var width: Double?
 
     public init(model: ReceiverPathLoss, freeReference: Bool = false, minimumReadings: Int = 1, weighted: Bool = true,
-                lag: Double = 0, height: Double? = nil) {
+                lag: Double = 0, height: Double? = nil, width: Double? = nil) {
         self.model = model; self.freeReference = freeReference
         self.minimumReadings = minimumReadings; self.weighted = weighted
-        self.lag = lag; self.height = height
+        self.lag = lag; self.height = height; self.width = width
     }
+
+    /// The fewest receivers that determine the fix: with the reference power free, three (with
+    /// two, every point where their difference fits fits exactly, and the search would return
+    /// whichever grid point it met first).
+    var fewestReceivers: Int { freeReference ? 3 : 1 }
 }
 
 /// The best a one-moment fit of the log-distance model could do on a real walk, with
@@ -46,8 +55,10 @@ public struct WalkOracleVariant: Sendable {
 /// the readings within ±`window / 2` of that moment; the receivers heard there (as the variant
 /// asks, `WalkOracleVariant`); the least-squares 2-D position on their means under the
 /// variant's model at the beacon's true height, within the floor's bounds:
-/// a global search over a grid of `gridStep` metres, then Levenberg–Marquardt and a compass
-/// search from the best distinct grid points (`WalkOracleSearch`).
+/// a global search over a grid of `gridStep` metres, then a compass search from the best
+/// distinct grid points (`WalkOracleSearch`). A moment with no receiver
+/// gets the floor's centre; one with receivers, but fewer than the variant's
+/// `fewestReceivers`, no fix (left out of the variant's errors).
 public struct WalkOracle: Sendable {
     public var window: Double = 3
     public var period: Double = 1
@@ -60,25 +71,26 @@ public struct WalkOracle: Sendable {
         grid = WalkOracleGrid(bounds: bounds, step: gridStep, nodes: nodes)
     }
 
-    /// The walk's moments, by the rule above, with the window centred `lag` seconds before
-    /// each (the moments' times and truth stay; a trailing window at the first moments holds
-    /// less than `window` of readings). Readings with a non-negative RSSI are left out, as the
-    /// calibration leaves them out.
-    public func moments(of walk: Walk, lag: Double = 0) -> [WalkMoment] {
+    /// The walk's moments, by the rule above, each receiver's mean over `width` seconds of
+    /// readings (the oracle's `window` unless given) centred `lag` seconds before the moment
+    /// (the moments' times and truth stay whatever the width and lag; a trailing window at the
+    /// first moments holds less than its width of readings). Readings with a non-negative RSSI
+    /// are left out, as the calibration leaves them out.
+    public func moments(of walk: Walk, lag: Double = 0, width: Double? = nil) -> [WalkMoment] {
         guard let first = walk.readings.first?.reading.t, let last = walk.readings.last?.reading.t,
               period > 0, window > 0 else { return [] }
         var index: [String: Int] = [:]
         for (i, n) in nodes.enumerated() where index[n.name] == nil { index[n.name] = i }
-        let half = window / 2
+        let half = window / 2, reach = (width ?? window) / 2
         var out: [WalkMoment] = []
         var start = 0
         var t = first + half
         while t + half <= last {
             let centre = t - lag
-            while start < walk.readings.count, walk.readings[start].reading.t < centre - half { start += 1 }
+            while start < walk.readings.count, walk.readings[start].reading.t < centre - reach { start += 1 }
             var sums = Array(repeating: 0.0, count: nodes.count), counts = Array(repeating: 0, count: nodes.count)
             var i = start
-            while i < walk.readings.count, walk.readings[i].reading.t <= centre + half {
+            while i < walk.readings.count, walk.readings[i].reading.t <= centre + reach {
                 let item = walk.readings[i]
                 if let j = index[item.node], item.reading.rssi < 0 { sums[j] += Double(item.reading.rssi); counts[j] += 1 }
                 i += 1
@@ -102,33 +114,52 @@ public struct WalkOracle: Sendable {
         }
     }
 
-    /// Each variant's fix at `moment`, in the order given. A moment where a variant has no
-    /// receiver gets the floor's centre.
-    /// (A variant's `lag` is the moment's business, `moments(of:lag:)`; here it is ignored.)
-    public func fixes(_ moment: WalkMoment, variants: [WalkOracleVariant]) -> [Point2] {
+    /// Each variant's fix at `moment`, in the order given; `nil` where the variant has too few
+    /// receivers there (the rule above). (A variant's `lag` and `width` are the moment's
+    /// business, `moments(of:lag:width:)`; here they are ignored.)
+    public func fixes(_ moment: WalkMoment, variants: [WalkOracleVariant]) -> [Point2?] {
         // One search per height: its table serves every variant at that height.
         var searches: [UInt64: WalkOracleSearch] = [:]
         return variants.map { variant in
+            let receivers = used(moment, variant)
+            guard receivers.isEmpty || receivers.count >= variant.fewestReceivers else { return nil }
             let z = variant.height ?? moment.truth.z
             var search = searches[z.bitPattern] ?? WalkOracleSearch(oracle: self, z: z)
             defer { searches[z.bitPattern] = search }
-            return search.fix(WalkOracleSearch.Terms(moment: moment, variant: variant, receivers: used(moment, variant)))
+            return search.fix(WalkOracleSearch.Terms(moment: moment, variant: variant, receivers: receivers))
         }
     }
 
-    /// Per variant, the 2-D error of its fix at every moment of `walk` (each variant's window
-    /// as its `lag` says, the truth at the moment).
-    public func errors(on walk: Walk, variants: [WalkOracleVariant]) -> [[Double]] {
-        var out = Array(repeating: [Double](), count: variants.count)
-        for lag in Set(variants.map(\.lag)) {
-            let chosen = variants.indices.filter { variants[$0].lag == lag }
-            for moment in moments(of: walk, lag: lag) {
+    /// Per variant, the 2-D error of its fix at every moment of `walk` where it has one (each
+    /// variant's window as its `lag` and `width` say, the truth at the moment), and how many
+    /// moments it had none.
+    public func errors(on walk: Walk, variants: [WalkOracleVariant]) -> [(errors: [Double], unfixed: Int)] {
+        var out = Array(repeating: (errors: [Double](), unfixed: 0), count: variants.count)
+        let windows = variants.map { [$0.lag, $0.width ?? window] }
+        for key in Set(windows) {
+            let chosen = variants.indices.filter { windows[$0] == key }
+            for moment in moments(of: walk, lag: key[0], width: key[1]) {
                 for (v, fix) in zip(chosen, fixes(moment, variants: chosen.map { variants[$0] })) {
+                    guard let fix else { out[v].unfixed += 1; continue }
                     let dx = fix.x - moment.truth.x, dy = fix.y - moment.truth.y
-                    out[v].append((dx * dx + dy * dy).squareRoot())
+                    out[v].errors.append((dx * dx + dy * dy).squareRoot())
                 }
             }
         }
         return out
+    }
+}
+
+/// A locator's error at each of the oracle's moments, to compare the two on the same moments:
+/// its last update at or before the moment against the truth at the moment (`nil` before its
+/// first update). `output`'s updates are in time order, as a replay gives them.
+public func errors(of output: ReplayOutput, at moments: [WalkMoment]) -> [Double?] {
+    var next = 0
+    var last: DeviceUpdate?
+    return moments.map { moment in
+        while next < output.updates.count, output.updates[next].t <= moment.t { last = output.updates[next]; next += 1 }
+        guard let u = last else { return nil }
+        let dx = u.x - moment.truth.x, dy = u.y - moment.truth.y
+        return (dx * dx + dy * dy).squareRoot()
     }
 }

@@ -94,7 +94,7 @@ struct WalkOracleSearch {
         var best: [(cost: Double, cell: Int)] = []
         for c in 0..<grid.cells {
             let cost = basis.withUnsafeBufferPointer { b in terms.cost { b[c * k + $0] } }
-            if cost.isFinite { keep(&best, cost: cost, cell: c) }
+            if cost.isFinite { BoundedSearch.keep(&best, cost: cost, cell: c, columns: grid.columns, starts: Self.starts) }
         }
         var fix = grid.point(grid.cells / 2), fixCost = Double.infinity
         for start in best {
@@ -109,17 +109,5 @@ struct WalkOracleSearch {
         let grid = oracle.grid
         let heights = oracle.nodes.map { (z - $0.point.z) * (z - $0.point.z) }
         basis = grid.horizontal.indices.map { i in logDistanceBasis(squared: grid.horizontal[i] + heights[i % grid.receivers]) }
-    }
-
-    /// Keeps `best` the `starts` lowest cells no two of which are neighbours: a cell beside a
-    /// better one lies in its basin, and would only refine to it again.
-    private func keep(_ best: inout [(cost: Double, cell: Int)], cost: Double, cell: Int) {
-        let columns = oracle.grid.columns
-        guard best.count < Self.starts || cost < best[best.count - 1].cost else { return }
-        func near(_ other: Int) -> Bool { abs(other % columns - cell % columns) <= 1 && abs(other / columns - cell / columns) <= 1 }
-        guard !best.contains(where: { $0.cost <= cost && near($0.cell) }) else { return }
-        best.removeAll { near($0.cell) }
-        best.insert((cost, cell), at: best.firstIndex { $0.cost > cost } ?? best.count)
-        if best.count > Self.starts { best.removeLast() }
     }
 }
