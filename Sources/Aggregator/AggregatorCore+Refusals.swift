@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Metrics
 import Wire
 
 /// Batches refused by `Ingest`: each counted in `whereabouts_rejected_total{reason}`, which has
@@ -22,7 +23,7 @@ extension AggregatorCore {
         reject(error.reason)
         let site = engine.index(ofNode: node) != nil ? node : nil
         if error.reason == .clockAhead, let site, let ahead = ingest.nodes[site]?.refusedAhead {
-            metrics.nodeClockOffset(site).set(ahead)
+            clockGauge(site).set(ahead)
         }
         guard loggedRefusals.insert(RefusalKey(node: site, reason: error.reason)).inserted else { return }
         log(refusalLine(error, node: node) + "; later \(error.reason.rawValue) refusals from "
@@ -47,12 +48,19 @@ extension AggregatorCore {
         }
     }
 
-    /// The node's clock error after an accepted batch, when it changed: the node's clock minus
-    /// this server's, less the shortest transit.
+    /// The node's clock error after an accepted batch: the node's clock minus this server's,
+    /// less the shortest transit.
     func observeClock(node: String) {
-        guard let offset = ingest.nodes[node]?.clockOffset, publishedClockOffsets[node] != offset else { return }
-        publishedClockOffsets[node] = offset
-        metrics.nodeClockOffset(node).set(-offset)
+        guard let offset = ingest.nodes[node]?.clockOffset else { return }
+        clockGauge(node).set(-offset)
+    }
+
+    /// `node` is a site node (`Ingest` accepts no other): as many gauges as the site has nodes.
+    private func clockGauge(_ node: String) -> Gauge {
+        if let gauge = clockGauges[node] { return gauge }
+        let gauge = metrics.nodeClockOffset(node)
+        clockGauges[node] = gauge
+        return gauge
     }
 }
 

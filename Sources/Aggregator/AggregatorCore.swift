@@ -1,3 +1,4 @@
+import Metrics
 import MQTT
 import Positioning
 import Storage
@@ -43,8 +44,9 @@ final class AggregatorCore {
     /// Where refusals are logged (`AggregatorCore+Refusals`), and those logged already.
     let log: (String) -> Void
     var loggedRefusals: Set<RefusalKey> = []
-    /// Each node's clock offset last set in its gauge.
-    var publishedClockOffsets: [String: Double] = [:]
+    /// Each site node's `whereabouts_node_clock_offset_seconds`, looked up once (a family's
+    /// lookup allocates its labels).
+    var clockGauges: [String: Gauge] = [:]
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics,
          log: @escaping (String) -> Void = AggregatorCore.standardError) {
@@ -139,8 +141,9 @@ final class AggregatorCore {
         accepted(result, node: node, bad: bad, ids: payload, hashed: false, arrival: arrival, into: &effects)
     }
 
-    /// `node`: the node the batch's topic names. `ids`: the bytes the readings' id ranges point into (the payload, or `PreparedBatch.ids`);
-    /// `hashed`: the readings carry the engine's id hash (`PreparedBatch`).
+    /// `node`: the node the batch's topic names; `ids`: the bytes the readings' id ranges point
+    /// into (the payload, or `PreparedBatch.ids`); `hashed`: the readings carry the engine's id
+    /// hash (`PreparedBatch`).
     private func accepted(_ result: Result<BatchHeader, PayloadError>, node: String, bad: Int, ids: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
                           into effects: inout [Effect]) {
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
