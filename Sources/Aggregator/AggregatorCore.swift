@@ -1,3 +1,4 @@
+import Metrics
 import MQTT
 import Positioning
 import Storage
@@ -40,9 +41,17 @@ final class AggregatorCore {
     var nodesOnline: Set<String> = []
     /// The newest event time seen and the wall time it was seen at.
     private(set) var eventClock: (event: Double, wall: Double)?
+    /// Where refusals are logged (`AggregatorCore+Refusals`), and those logged already.
+    let log: (String) -> Void
+    var loggedRefusals: Set<RefusalKey> = []
+    /// Each site node's `whereabouts_node_clock_offset_seconds`, looked up once (a family's
+    /// lookup allocates its labels).
+    var clockGauges: [String: Gauge] = [:]
 
-    init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics) {
+    init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics,
+         log: @escaping (String) -> Void = AggregatorCore.standardError) {
         self.site = site
+        self.log = log
         self.topics = topics
         // A held fix says nothing new (same place, room and zones as the state already
         // published and retained): publishing it would only load the broker and subscribers,
@@ -77,7 +86,7 @@ final class AggregatorCore {
                 if let prepared {
                     readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
                 } else {
-                    readings(topic: topic, payload: payload, arrival: arrival, into: &effects)
+                    readings(node: node, topic: topic, payload: payload, arrival: arrival, into: &effects)
                 }
             // A node the site does not name gets no status and no metric label: anyone on the
             // broker could otherwise add `whereabouts_node_up` series without end.
@@ -104,15 +113,14 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    /// A clean shutdown: every open visit gets its exit, and every device placed in a room is
-    /// published `away`, so that the retained rooms, states and occupancy agree once the
-    /// aggregator is gone (docs/operations.md §5 "Away, and what stays on the broker after a stop").
+    /// A clean shutdown: every open visit gets its exit, and each zone's occupancy follows.
+    /// Rooms and states are left as they were: the devices were still being heard, and an `away`
+    /// published while the aggregator is still `online` reads as every device leaving home
+    /// (docs/operations.md §5 "Away, and what stays on the broker after a stop").
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
-        outputs.removeAll(keepingCapacity: true)
-        engine.shutdown(at: t, into: &outputs)
-        applyOutputs(into: &effects)
-        publishOccupancy(into: &effects)
+        for e in engine.shutdown(at: t) { emit(e, into: &effects) }
+        publishOccupancy(at: t, into: &effects)
     }
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
@@ -123,19 +131,20 @@ final class AggregatorCore {
         raw.append(contentsOf: prepared.readings)
         let result = ingest.accept(topicNode: node, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
         prepared.ids.withUnsafeBytes { ids in
-            accepted(result, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
+            accepted(result, node: node, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
         }
     }
 
-    private func readings(topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
+    private func readings(node: String, topic: String, payload: UnsafeRawBufferPointer, arrival: Double, into effects: inout [Effect]) {
         var bad = 0
         let result = ingest.accept(topic: topic, payload: payload, arrival: arrival, into: &raw, badReadings: &bad)
-        accepted(result, bad: bad, ids: payload, hashed: false, arrival: arrival, into: &effects)
+        accepted(result, node: node, bad: bad, ids: payload, hashed: false, arrival: arrival, into: &effects)
     }
 
-    /// `ids`: the bytes the readings' id ranges point into (the payload, or `PreparedBatch.ids`);
-    /// `hashed`: the readings carry the engine's id hash (`PreparedBatch`).
-    private func accepted(_ result: Result<BatchHeader, PayloadError>, bad: Int, ids: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
+    /// `node`: the node the batch's topic names; `ids`: the bytes the readings' id ranges point
+    /// into (the payload, or `PreparedBatch.ids`); `hashed`: the readings carry the engine's id
+    /// hash (`PreparedBatch`).
+    private func accepted(_ result: Result<BatchHeader, PayloadError>, node: String, bad: Int, ids: UnsafeRawBufferPointer, hashed: Bool, arrival: Double,
                           into effects: inout [Effect]) {
         if bad > 0 { metrics.rejected(.badReading).add(UInt64(bad)) }
         switch result {
@@ -146,8 +155,9 @@ final class AggregatorCore {
                 let counter = metrics.missedBatches(batch.node)
                 if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
             }
+            observeClock(node: batch.node)
         case .failure(let error):
-            reject(error.reason)
+            refused(error, node: node)
         }
     }
 
@@ -269,12 +279,15 @@ final class AggregatorCore {
     }
 
     /// Each zone whose occupants changed gets one occupancy message, published with the last
-    /// of its events (after that event's commit, as before).
-    private func publishOccupancy(into effects: inout [Effect]) {
+    /// of its events (after that event's commit, as before), stamped `t`: now in event time
+    /// (the watermark), not the event's time, which an away exit back-dates to when the device
+    /// was last heard, so occupancy times never go backwards.
+    private func publishOccupancy(at t: Double? = nil, into effects: inout [Effect]) {
         guard !changedZones.isEmpty else { return }
+        let t = t ?? engine.watermark
         for (zone, index) in changedZones {
             guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
-            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: e.t))
+            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: t))
             effects[index] = .event(e, messages)
         }
         changedZones.removeAll(keepingCapacity: true)

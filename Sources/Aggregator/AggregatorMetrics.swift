@@ -16,6 +16,7 @@ final class AggregatorMetrics: Sendable {
     private let nodeAdverts: GaugeFamily
     private let nodeDropped: GaugeFamily
     private let nodeBuffered: GaugeFamily
+    private let nodeClockOffsetFamily: GaugeFamily
     private let zoneEventsTotal: CounterFamily
     let roomChanges: Counter
     private let occupancyFamily: GaugeFamily
@@ -51,6 +52,9 @@ final class AggregatorMetrics: Sendable {
         nodeAdverts = registry.gauge("whereabouts_node_adverts", "Advertisements the node heard since it started (telemetry).", labels: ["node"])
         nodeDropped = registry.gauge("whereabouts_node_dropped", "Readings the node dropped since it started (telemetry).", labels: ["node"])
         nodeBuffered = registry.gauge("whereabouts_node_buffered", "Readings waiting in the node's buffer (telemetry).", labels: ["node"])
+        nodeClockOffsetFamily = registry.gauge("whereabouts_node_clock_offset_seconds",
+                                               "The node's clock minus this server's, less the shortest transit (its latest refused batch's while clock_ahead).",
+                                               labels: ["node"])
         zoneEventsTotal = registry.counter("whereabouts_zone_events_total", "Zone enter and exit events, by zone and type.", labels: ["zone", "type"])
         roomChanges = registry.counter("whereabouts_room_changes_total", "Devices entering a room (room flips included).").labels()
         occupancyFamily = registry.gauge("whereabouts_zone_devices", "Devices in each room and zone.", labels: ["zone"])
@@ -88,6 +92,7 @@ final class AggregatorMetrics: Sendable {
     func rejected(_ reason: RejectReason) -> Counter { rejectedTotal.labels(reason.rawValue) }
     func missedBatches(_ node: String) -> Counter { missedBatchesTotal.labels(node) }
     func nodeUp(_ node: String) -> Gauge { nodeUpFamily.labels(node) }
+    func nodeClockOffset(_ node: String) -> Gauge { nodeClockOffsetFamily.labels(node) }
     func zoneEvents(_ zone: String, _ type: String) -> Counter { zoneEventsTotal.labels(zone, type) }
     func zoneDevices(_ zone: String) -> Gauge { occupancyFamily.labels(zone) }
 

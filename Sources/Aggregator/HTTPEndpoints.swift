@@ -88,7 +88,12 @@ final class HTTPEndpoints: Sendable {
             w.field("room", u.room ?? "away")
             if let floor = u.floor { w.field("floor", floor) }
             w.key("zones"); w.arrayStart(); for z in u.zones { w.value(z) }; w.arrayEnd()
-            w.field("x", u.x, decimals: 2); w.field("y", u.y, decimals: 2); w.field("z", u.z, decimals: 2)
+            // As the MQTT state says (`Publisher`): an away device's last position is not current.
+            if u.room == nil {
+                w.key("x"); w.null(); w.key("y"); w.null(); w.key("z"); w.null()
+            } else {
+                w.field("x", u.x, decimals: 2); w.field("y", u.y, decimals: 2); w.field("z", u.z, decimals: 2)
+            }
             w.field("confidence", u.confidence, decimals: 2)
             w.key("t"); w.time(u.t)
             w.objectEnd()

@@ -5,13 +5,12 @@ import Wire
 /// refused; a node whose clock is off is corrected from batch time versus arrival.
 ///
 /// No one batch may wedge a node (docs/operations.md §12 "Which batches and readings are
-/// refused"): a batch stamped more than `maxAhead` after its arrival is refused before it
-/// touches the node's stream, so it can neither set the node's clock estimate far ahead nor leave a
-/// `lastBatchTime` that later batches must pass; and a `seq` more than `sequenceWindow` from
-/// the last one starts a new sequence (an edge restarted, or a bad `seq`) rather than being a
-/// replay or a gap of that many batches. What replay protection is for stays: a batch the
-/// broker delivers again (QoS 1 redelivery, a queued or retained copy) has a `seq` at or
-/// shortly behind the last one and a time not newer than the last one's.
+/// refused"). A replay is exactly a batch the node's stream has had: the same (`seq`, `t`) as
+/// one of its last `recentBatches` accepted, whatever the clock mode, so neither a batch with a
+/// wild `seq` or time nor an edge restarting with its clock behind makes later batches replays.
+/// A batch stamped more than `maxAhead` after its arrival (beyond the node's known clock error)
+/// is refused while it is alone; once such batches have come for a whole clock window, and none
+/// within the bound among them, the node's clock is ahead and is corrected as any other.
 ///
 /// Pure: no I/O and no clock; the caller passes each message's arrival time.
 public struct Ingest: Sendable {
@@ -20,7 +19,6 @@ public struct Ingest: Sendable {
     /// What the aggregator knows of one node's stream.
     public struct NodeStream: Sendable {
         public var lastSeq: UInt64?
-        public var lastBatchTime: Double = 0
         public var batches: UInt64 = 0
         public var readings: UInt64 = 0
         /// Batches that never arrived, from `seq` gaps.
@@ -30,6 +28,37 @@ public struct Ingest: Sendable {
         public var clockOffset: Double?
         public var lastArrival: Double = 0
         var clock = ClockEstimate()
+        var recent = RecentBatches()
+        var ahead: AheadRun?
+        /// Seconds the node's latest refused batch was stamped after its arrival (`clock_ahead`).
+        public var refusedAhead: Double? { ahead.map { -$0.sample } }
+    }
+
+    /// The (`seq`, `t`) of a node's last `recentBatches` accepted batches, oldest overwritten.
+    /// One array per node, filled once: nothing is allocated per batch.
+    struct RecentBatches: Sendable {
+        private var entries: [(seq: UInt64, t: Double)] = []
+        private var next = 0
+
+        func contains(seq: UInt64, t: Double) -> Bool {
+            entries.contains { $0.seq == seq && $0.t == t }
+        }
+
+        mutating func insert(seq: UInt64, t: Double) {
+            if entries.count < Ingest.recentBatches {
+                if entries.isEmpty { entries.reserveCapacity(Ingest.recentBatches) }
+                entries.append((seq, t))
+            } else {
+                entries[next] = (seq, t)
+            }
+            next = (next + 1) % Ingest.recentBatches
+        }
+    }
+
+    /// An unbroken run of a node's batches stamped too far ahead: when it began and last had
+    /// one (arrivals), and the latest one's arrival minus batch time.
+    struct AheadRun: Sendable {
+        var since: Double, last: Double, sample: Double
     }
 
     /// The least of arrival minus batch time over two windows of arrivals. Transit only adds
@@ -50,23 +79,33 @@ public struct Ingest: Sendable {
             current = min(current, sample)
             return min(current, previous)
         }
+
+        /// The estimate `add` would start from at `arrival`: infinity when no sample is recent.
+        func estimate(at arrival: Double, window: Double) -> Double {
+            if arrival - since >= 2 * window { return .infinity }
+            return arrival - since >= window ? current : min(current, previous)
+        }
     }
 
     /// Seconds of arrivals per window of the clock estimate.
     public static let clockWindow = 5.0
 
-    /// A batch stamped further than this (seconds) after its arrival is refused (`clock_ahead`;
-    /// `.node` clock mode only). Transit and buffering only make a batch arrive later than it
-    /// was stamped, so a batch from the future is a node clock that is wrong by more than the
-    /// estimate should follow, or a forged batch. Twice the 30 s step the clock estimate is
-    /// tested to follow at once (`ClockRegressionTests`); an hour ahead, a time zone stamped as
-    /// UTC, is refused and counted rather than trusted.
+    /// A batch stamped further than this (seconds) after its arrival, beyond the node's known
+    /// clock error, is refused (`clock_ahead`; `.node` clock mode only) until such batches have
+    /// come for a whole `clockWindow`. Transit and buffering only make a batch arrive later than
+    /// it was stamped, so one batch from the future is a forgery or a broken edge and must not
+    /// set the node's clock estimate; a whole window of them is a clock that is ahead (or the
+    /// aggregator's own clock behind) and is corrected. Twice the 30 s step the estimate
+    /// follows at once (`ClockRegressionTests`).
     public static let maxAhead = 60.0
 
-    /// A `seq` further than this from the node's last one starts a new sequence: neither a
-    /// replay (a broker redelivers or queues recent batches, never 100,000 behind) nor a gap of
-    /// that many lost batches (a day of an edge's batches is 345,600; an aggregator that was
-    /// away that long starts with no stream to compare with).
+    /// Accepted batches per node remembered to recognise a replay: 16 s of an edge's batches at
+    /// 4 a second, more than a broker's redelivery after a reconnect reaches back.
+    public static let recentBatches = 64
+
+    /// A `seq` further than this ahead of the node's last one starts a new sequence rather than
+    /// counting a gap of that many lost batches (a day of an edge's batches is 345,600; an
+    /// aggregator that was away that long starts with no stream to compare with).
     public static let sequenceWindow: UInt64 = 100_000
 
     public let topics: Topics
@@ -75,6 +114,8 @@ public struct Ingest: Sendable {
     public let clockTolerance: Double
     private let knownNodes: Set<String>
     public private(set) var nodes: [String: NodeStream] = [:]
+    /// The last batch refused for its node, clock or seq (not for its bytes): for the log line.
+    public private(set) var refused: BatchHeader?
 
     public init(topics: Topics, knownNodes: some Sequence<String>, clockMode: ClockMode = .node, clockTolerance: Double = 1.0) {
         self.topics = topics
@@ -156,22 +197,17 @@ public struct Ingest: Sendable {
         return node
     }
 
-    /// Why a decoded batch is refused (node, clock, replay), or nil.
-    private func admit(_ batch: BatchHeader, topicNode: String, arrival: Double) -> PayloadError? {
-        guard batch.node == topicNode else {
-            return PayloadError(.nodeMismatch, "topic names \(topicNode), payload names \(batch.node)")
+    /// Why a decoded batch is refused (node, clock, replay), or nil. The reasons carry fixed
+    /// texts: a refused batch costs no string (the aggregator logs the first of each itself).
+    private mutating func admit(_ batch: BatchHeader, topicNode: String, arrival: Double) -> PayloadError? {
+        refused = batch
+        guard batch.node == topicNode else { return PayloadError(.nodeMismatch, "the topic names another node than the payload") }
+        guard knownNodes.contains(batch.node) else { return PayloadError(.unknownNode, "a node the site file does not name") }
+        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
+            return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
         }
-        guard knownNodes.contains(batch.node) else {
-            return PayloadError(.unknownNode, "node \(batch.node) is not in the site file")
-        }
-        // Written so that a time that is no number is refused too.
-        if clockMode == .node, !(batch.t - arrival <= Self.maxAhead) {
-            return PayloadError(.clockAhead, "batch time \(batch.t) from \(batch.node) is more than \(Self.maxAhead) s after its arrival \(arrival)")
-        }
-        if let stream = nodes[batch.node], let last = stream.lastSeq, batch.seq <= last, last - batch.seq < Self.sequenceWindow,
-           batch.t <= stream.lastBatchTime {
-            // A lower seq with a newer time is a node that restarted; an older time is a replay.
-            return PayloadError(.replayed, "seq \(batch.seq) after \(last) from \(batch.node)")
+        if let stream = nodes[batch.node], stream.recent.contains(seq: batch.seq, t: batch.t) {
+            return PayloadError(.replayed, "a batch accepted already (the same seq and t)")
         }
         return nil
     }
@@ -182,29 +218,55 @@ public struct Ingest: Sendable {
     /// readings stamped later than `batch.t + clockTolerance` (they would carry event time
     /// past every other node's readings, which would then be late).
     private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
-        var stream = nodes[batch.node] ?? NodeStream()
-        // A jump beyond the window is a new sequence, not that many batches lost.
-        if let last = stream.lastSeq, batch.seq > last, batch.seq - last <= Self.sequenceWindow { stream.missedBatches += batch.seq - last - 1 }
-        stream.lastSeq = batch.seq
-        stream.lastBatchTime = batch.t
-        stream.batches += 1
-        stream.readings += UInt64(readings)
-        stream.lastArrival = arrival
-        let shift = clockShift(batchTime: batch.t, stream: &stream, arrival: arrival)
+        // In place: a copy of the stream would copy its ring of recent batches.
+        let shift = nodes[batch.node, default: NodeStream()]
+            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance)
         batch.t += shift
-        nodes[batch.node] = stream
         return shift
     }
+}
 
-    /// The shift onto the aggregator's clock: the node's estimated clock error when that is
-    /// larger than transit, or to arrival in `.arrival` mode.
-    private func clockShift(batchTime: Double, stream: inout NodeStream, arrival: Double) -> Double {
-        let sample = arrival - batchTime
-        let offset = stream.clock.add(sample, at: arrival, window: Self.clockWindow)
-        stream.clockOffset = offset
-        switch clockMode {
+extension Ingest.NodeStream {
+    /// Whether a batch whose arrival minus batch time is `sample` has a plausible time: not more
+    /// than `maxAhead` ahead of the node's known clock error, or ahead in a run of such batches
+    /// that has lasted a whole clock window (then the node's clock is ahead: trusted and
+    /// corrected). A batch within the bound ends the run: the ones ahead were isolated.
+    mutating func admitsTime(_ sample: Double, at arrival: Double) -> Bool {
+        let known = min(0, clock.estimate(at: arrival, window: Ingest.clockWindow))
+        // Written so that a time that is no number is refused too.
+        if sample >= known - Ingest.maxAhead {
+            ahead = nil
+            return true
+        }
+        guard sample.isFinite else { return false }
+        var run = ahead ?? Ingest.AheadRun(since: arrival, last: arrival, sample: sample)
+        if arrival - run.last > Ingest.clockWindow { run = Ingest.AheadRun(since: arrival, last: arrival, sample: sample) }
+        run.last = arrival
+        run.sample = sample
+        guard arrival - run.since >= Ingest.clockWindow else {
+            ahead = run
+            return false
+        }
+        ahead = nil
+        return true
+    }
+
+    /// Counts an accepted batch; returns the shift onto the aggregator's clock: the node's
+    /// estimated clock error when that is larger than transit, or to arrival in `.arrival` mode.
+    mutating func record(_ batch: BatchHeader, readings: Int, arrival: Double, mode: Ingest.ClockMode, tolerance: Double) -> Double {
+        // A jump beyond the window is a new sequence, not that many batches lost.
+        if let last = lastSeq, batch.seq > last, batch.seq - last <= Ingest.sequenceWindow { missedBatches += batch.seq - last - 1 }
+        lastSeq = batch.seq
+        recent.insert(seq: batch.seq, t: batch.t)
+        batches += 1
+        self.readings += UInt64(readings)
+        lastArrival = arrival
+        let sample = arrival - batch.t
+        let offset = clock.add(sample, at: arrival, window: Ingest.clockWindow)
+        clockOffset = offset
+        switch mode {
         case .arrival: return sample
-        case .node: return abs(offset) > clockTolerance ? offset : 0
+        case .node: return abs(offset) > tolerance ? offset : 0
         }
     }
 }

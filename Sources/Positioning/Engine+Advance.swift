@@ -48,17 +48,8 @@ extension Engine {
     /// Closes every open room and zone visit at `t` (a clean shutdown): one exit per enter.
     public func shutdown(at t: Double) -> [ZoneEvent] {
         var output: [EngineOutput] = []
-        shutdown(at: t, into: &output)
+        for d in devices.indices where devices[d].isPresent { leave(device: d, at: t, into: &output) }
         return output.compactMap { if case .event(let e) = $0 { e } else { nil } }
-    }
-
-    /// As `shutdown(at:)`, with each device's away update after its exits: once the exits are
-    /// out, a room or state still naming the room would contradict them (and the occupancy).
-    public func shutdown(at t: Double, into output: inout [EngineOutput]) {
-        for d in devices.indices where devices[d].isPresent {
-            leave(device: d, at: t, into: &output)
-            output.append(.update(awayUpdate(device: d, at: t, since: t)))
-        }
     }
 
     private func sweepAway(at t: Double, into output: inout [EngineOutput]) {
@@ -71,7 +62,7 @@ extension Engine {
                 // The device left when it was last heard (or last located, when a solve came
                 // after its last reading), as a crash recovery closes a visit at its last track
                 // point: the sweep's own time put `away_after` of absence into every dwell.
-                let left = max(hot[d].lastReading, devices[d].presence.lastLocated)
+                let left = max(hot[d].lastReading, devices[d].presence.lastObserved)
                 leave(device: d, at: left, into: &output)
                 output.append(.update(awayUpdate(device: d, at: t, since: left)))
             } else if silence > forgetLimit && !hot[d].isQueued {

@@ -29,9 +29,8 @@ struct Presence: Sendable {
     /// the few rooms where it is above zero (a device has some near it, none across the site):
     /// a dense per-room array cost every device 8 bytes per room of the site.
     private var evidence: [(room: Int32, value: Double)] = []
-    private var lastObserved = -Double.infinity
     /// When the device was last located (its last tracked position), `-infinity` before.
-    var lastLocated: Double { lastObserved }
+    private(set) var lastObserved = -Double.infinity
     /// Before the first enter: the room the last solves agreed on, and how many did.
     private var firstRoom = -1
     private var firstCount = 0

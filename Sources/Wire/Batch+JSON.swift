@@ -7,10 +7,10 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case nodeMismatch = "node_mismatch" // the node in the topic is not the node in the payload
     case unknownNode = "unknown_node"   // a node the site file does not name
     case late               // behind the event-time watermark
-    case replayed           // a batch sequence number already seen
+    case replayed           // a batch accepted already (the same seq and t)
     case excluded           // a device the site excludes
     case capacity           // a new device while the engine already keeps its most
-    case clockAhead = "clock_ahead"     // a batch stamped implausibly far ahead of its arrival
+    case clockAhead = "clock_ahead"     // a batch stamped more than 60 s ahead of its arrival, while isolated
 }
 
 /// A refused payload: the reason (for the metric) and a message with the offset (for the log).

@@ -2,10 +2,14 @@ import Foundation
 import Testing
 import Wire
 import MQTT
+import Positioning
 @testable import Aggregator
 
-// Found by the production audit: after a clean stop the retained rooms still named the rooms
-// while each room's retained occupancy said 0, and the exits said every visit was closed.
+// A clean stop closes every visit (SPEC §2: one exit per enter) and each zone's occupancy
+// follows, but rooms and states are not published `away`: the aggregator is still `online`
+// then, and Home Assistant would see every device leave home at each restart (review of the
+// audit's fix). The retained rooms keep the last known room; the status `offline` says they are
+// no longer followed.
 
 private func batch(node: String, seq: UInt64, t: Double, devices: Int, rssi: Int) -> [UInt8] {
     var w = JSONWriter(capacity: 1 << 16)
@@ -16,8 +20,8 @@ private func batch(node: String, seq: UInt64, t: Double, devices: Int, rssi: Int
 
 private func text(_ m: MQTTMessage) -> String { String(decoding: m.payload, as: UTF8.self) }
 
-@Test func aCleanStopPublishesEveryPlacedDeviceAwayAfterItsExits() throws {
-    let topics = Topics()
+/// A core with 5 devices placed in the west room by 10 s of batches from 1000 (wall = event time).
+private func coreWithFiveInTheWest(_ topics: Topics) -> AggregatorCore {
     let core = AggregatorCore(site: twoRoomSite(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: AggregatorMetrics())
     var effects: [Effect] = []
     for step in 0..<20 {
@@ -29,30 +33,79 @@ private func text(_ m: MQTTMessage) -> String { String(decoding: m.payload, as: 
             }
         }
     }
+    return core
+}
+
+/// The occupancy messages of `zone` in `effects`, in order.
+private func occupancies(_ effects: [Effect], _ zone: String, _ topics: Topics) throws -> [[String: Any]] {
+    try effects.flatMap { effect -> [[String: Any]] in
+        guard case .event(_, let messages) = effect else { return [] }
+        return try messages.filter { $0.topic == topics.zoneOccupancy(zone) }.map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any])
+        }
+    }
+}
+
+@Test func aCleanStopClosesEveryVisitThenEmptiesTheZonesAndLeavesRoomsAndStates() throws {
+    let topics = Topics()
+    let core = coreWithFiveInTheWest(topics)
     #expect(core.occupancy.count(of: "west") == 5)
-    effects.removeAll()
+    var effects: [Effect] = []
     core.shutdown(wall: 1011, into: &effects)
-    var exited: Set<String> = [], rooms: [String: String] = [:], states: [String: [String: Any]] = [:]
-    for effect in effects {
+    var exited: Set<String> = [], emptiedAt: Int?
+    for (i, effect) in effects.enumerated() {
         switch effect {
-        case .event(let e, _):
-            #expect(e.type == .exit && rooms[e.device] == nil, "the exit comes before the device's away")
+        case .event(let e, let messages):
+            #expect(e.type == .exit && emptiedAt == nil, "every exit comes before the zone's occupancy says 0")
             exited.insert(e.device)
-        case .publish(let m) where m.topic.hasSuffix("/room"):
-            #expect(m.retain)
-            rooms[m.topic] = text(m)
-        case .publish(let m) where m.topic.hasSuffix("/state"):
-            states[m.topic] = try #require(JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any])
+            if messages.contains(where: { $0.topic == topics.zoneOccupancy("west") }) { emptiedAt = i }
+        case .publish(let m), .state(let m, _):
+            Issue.record("a clean stop published \(m.topic) \(text(m))")
         default: break
         }
     }
     #expect(exited == Set((0..<5).map { "mac:\($0)" }))
-    #expect(rooms == Dictionary(uniqueKeysWithValues: (0..<5).map { (topics.deviceRoom("mac:\($0)"), "away") }))
-    #expect(states.count == 5)
-    for state in states.values {
-        #expect(state["room"] as? String == "away" && state["floor"] is NSNull && state["x"] is NSNull)
-        #expect((state["nearest"] as? [String: Any])?["proximity"] as? String == "unknown")
-        #expect((state["since"] as? Double).map { abs($0 - 1011) < 0.01 } == true)
-    }
+    let west = try occupancies(effects, "west", topics)
+    #expect(west.count == 1 && west.first?["count"] as? Int == 0)
+    #expect((west.first?["t"] as? Double).map { abs($0 - 1011) < 0.01 } == true)
     #expect(core.occupancy.count(of: "west") == 0)
+}
+
+// Found by the review: an away sweep back-dates its exits to when each device was last heard,
+// and the occupancy took the last exit's time, so its `t` went back by `away_after`.
+
+@Test func occupancyAfterAnAwaySweepIsStampedNowNotAtTheBackDatedExit() throws {
+    let topics = Topics()
+    let core = coreWithFiveInTheWest(topics)
+    var effects: [Effect] = []
+    // Every node silent: the wall clock moves event time past away_after (120 s).
+    for second in stride(from: 1010.0, through: 1140, by: 1) { core.tick(wall: second, into: &effects) }
+    let west = try occupancies(effects, "west", topics)
+    #expect(west.count == 1 && west.first?["count"] as? Int == 0)
+    let exits = effects.compactMap { effect -> ZoneEvent? in if case .event(let e, _) = effect { e } else { nil } }
+    #expect(exits.count == 5 && exits.allSatisfy { $0.type == .exit && $0.t < 1010 })
+    let t = try #require(west.first?["t"] as? Double)
+    // Stamped at the sweep (away_after after the last reading), never before an earlier message.
+    #expect(t - (exits.map(\.t).max() ?? t) > 119 && t <= core.engine.watermark, "\(t) \(exits.map(\.t))")
+}
+
+// Found by the review: /api/devices gave an away device's last x, y, z while its MQTT state
+// said null.
+
+@Test func anAwayDeviceHasNoPositionInApiDevicesAsInItsState() throws {
+    let topics = Topics()
+    let core = coreWithFiveInTheWest(topics)
+    var effects: [Effect] = []
+    for second in stride(from: 1010.0, through: 1135, by: 1) { core.tick(wall: second, into: &effects) }
+    let states = effects.compactMap { effect -> [String: Any]? in
+        guard case .publish(let m) = effect, m.topic == topics.deviceState("mac:0") else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(m.payload)) as? [String: Any]
+    }
+    #expect(states.last?["room"] as? String == "away" && states.last?["x"] is NSNull)
+    let api = try #require(JSONSerialization.jsonObject(with: Data(HTTPEndpoints.devicesJSON(core.states))) as? [[String: Any]])
+    #expect(api.count == 5)
+    for device in api {
+        #expect(device["room"] as? String == "away")
+        #expect(device["x"] is NSNull && device["y"] is NSNull && device["z"] is NSNull)
+    }
 }
