@@ -30,8 +30,8 @@ public final class AggregatorService: @unchecked Sendable {
     private var pending: [(ticket: UInt64, since: Double, messages: [MQTTMessage])] = []
     /// Enter time of each open visit, to close the same row on exit.
     private var openVisits: [VisitKey: Double] = [:]
-    /// Exits of visits a crash left open, stored already, published once connected.
-    var recovered: [MQTTMessage] = []
+    /// Visits a crash left open, closed at the first connection (`closeRecoveredVisits`).
+    var recovering: [OpenVisit] = []
     /// QoS 1 publishes the broker has not acknowledged yet: a clean shutdown waits for them, and
     /// state messages are shed while `maxUnacknowledged` are waiting. Acknowledgements are
     /// taken from the client in bulk (`takeAcknowledgements`), not delivered as events.
@@ -166,9 +166,8 @@ public final class AggregatorService: @unchecked Sendable {
             if !settings.homeAssistant { start.removeAll { $0.topic.hasPrefix("homeassistant/") } }
             // After a reconnect the broker may have lost retained state: publish it again.
             if connections > 1 { start += core.currentStateMessages() }
-            start += recovered
-            recovered = []
             for m in start { publish(m) }
+            closeRecoveredVisits()
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
@@ -242,7 +241,16 @@ public final class AggregatorService: @unchecked Sendable {
             let enter = openVisits.removeValue(forKey: key) ?? (e.t - (e.dwell ?? 0))
             outcome = writer?.closeVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: enter), at: e.t)
         }
-        guard let ticket = outcome?.ticket, writer?.statistics.status == .ok else {
+        hold(messages, until: outcome?.ticket)
+    }
+
+    /// Publishes `messages` once write `ticket` is committed, or at once while the database
+    /// refuses writes. While stopping they always wait: `stop()` publishes them only after
+    /// `close()` stored their writes or kept them in the journal, so a `kill -9` in its retry
+    /// window cannot leave an exit published with no record of it (the next start would
+    /// close that visit again, with a second exit).
+    func hold(_ messages: [MQTTMessage], until ticket: UInt64?) {
+        guard let ticket, stopping || writer?.status == .ok else {
             for m in messages { publish(m) }
             return
         }
