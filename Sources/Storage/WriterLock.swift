@@ -14,9 +14,9 @@ import Darwin
 /// when it closes any descriptor of the file; a lock on a file of its own meets neither.
 /// Readers (`TrackReader`, Grafana) take no lock. The file keeps the holder's pid for the
 /// message of the one refused, and is never removed (removing it would let a second process
-/// lock a new file while the first still holds the old one). A lock file this process may
-/// not write (left by a run as another user) is locked read-only: `flock` needs no write
-/// access; the pid is then not written. The lock is named after the database's real path,
+/// lock a new file while the first still holds the old one). It is made readable by all
+/// (the pid is no secret): a run as another user locks it read-only, since `flock` needs no
+/// write access, and then writes no pid. The lock is named after the database's real path,
 /// so a database reached through a symbolic link has the one lock.
 public final class WriterLock: Sendable {
     public let path: String
@@ -26,10 +26,15 @@ public final class WriterLock: Sendable {
     /// (or another `WriterLock` in this one) holds it.
     public init(database: String) throws(WriterLockError) {
         path = Self.realPath(database) + ".lock"
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         let writable = fd >= 0
+        // Readable by all whatever the umask: a run as another user can then lock it read-only.
+        if writable { _ = fchmod(fd, 0o644) }
         if !writable && (errno == EACCES || errno == EROFS) { fd = open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw WriterLockError(path: path, holder: nil, reason: Self.reason("cannot open")) }
+        guard fd >= 0 else {
+            let hint = errno == EACCES ? "; another user's run left it unreadable: with no aggregator running, remove it" : ""
+            throw WriterLockError(path: path, holder: nil, reason: Self.reason("cannot open") + hint)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let message = Self.reason("cannot lock")
@@ -65,13 +70,14 @@ public final class WriterLock: Sendable {
         close(descriptor)
     }
 
-    /// The pid the holder wrote, when it is one.
+    /// The pid the holder wrote, when it is one and that process is alive.
     private static func holder(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
         let text = String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").first ?? ""
-        return Int32(text).flatMap { $0 > 0 ? $0 : nil }
+        // A holder that locked read-only wrote no pid: one that is gone is an earlier run's.
+        return Int32(text).flatMap { $0 > 0 && (kill($0, 0) == 0 || errno == EPERM) ? $0 : nil }
     }
 
     private static func reason(_ step: String) -> String {
