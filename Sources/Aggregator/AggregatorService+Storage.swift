@@ -3,8 +3,8 @@ import Storage
 import Wire
 
 /// Opening the database at start: its writer lock taken, created and migrated, the visits a
-/// clean stop could not store taken from its journal, visits a crash left open closed, the
-/// writer's metrics registered.
+/// clean stop could not store taken from its journal, visits a crash left open found (and
+/// closed once connected), the writer's metrics registered.
 extension AggregatorService {
     func openStorage(_ path: String) throws {
         // First: a second aggregator on the file would take this one's open visits for a
@@ -38,27 +38,36 @@ extension AggregatorService {
         try recoverOpenVisits(writer, journaled: journaled)
     }
 
-    /// Visits a crash left open are closed at the device's last track point, and their exits
-    /// published once stored, so every `enter` still gets exactly one `exit`. A visit the
-    /// journal closes had its `exit` published by the stop that kept it: it is left alone.
+    /// Visits a crash left open, found at start and closed at the first connection
+    /// (`closeRecoveredVisits`). A visit the journal closes had its `exit` published by the
+    /// stop that kept it: it is left alone. An open the journal holds without its close is as
+    /// open as one on disk.
     private func recoverOpenVisits(_ writer: TrackWriter, journaled: [Visit]) throws {
         let closed = Set(journaled.filter { $0.exit != nil }.map(VisitName.init))
         var open = try writer.openVisits().filter { !closed.contains(VisitName($0.visit)) }
-        // An open the journal holds without its close is as open as one on disk.
         var known = Set(open.map { VisitName($0.visit) })
-        for v in journaled where v.exit == nil && !closed.contains(VisitName(v)) && known.insert(VisitName(v)).inserted {
-            open.append(OpenVisit(visit: v, lastTrackPoint: nil))
+        let reader = try TrackReader(path: writer.path)
+        for v in journaled where v.exit == nil {
+            let name = VisitName(v)
+            if closed.contains(name) || known.contains(name) { continue }
+            known.insert(name)
+            open.append(OpenVisit(visit: v, lastTrackPoint: try reader.lastTrackPoint(device: v.device)))
         }
         guard !open.isEmpty else { return }
-        log("closing \(open.count) visit(s) left open by an unclean stop")
-        var last: UInt64 = 0
-        var messages: [MQTTMessage] = []
-        for visit in open {
-            if let ticket = writer.closeVisit(visit).ticket { last = max(last, ticket) }
-            messages.append(core.recoveredExit(visit.visit, at: visit.closeAt))
+        log("\(open.count) visit(s) left open by an unclean stop: closed, and their exits published, once connected")
+        recovering = open
+    }
+
+    /// Closes the visits a crash left open and publishes their exits as any other: once the
+    /// close is committed. Only here, at a connection: a start that stops before it ever
+    /// connects leaves them open on disk (or journals no close for them), so the next start
+    /// recovers them again instead of storing a close whose `exit` nobody published.
+    func closeRecoveredVisits() {
+        guard let writer, !recovering.isEmpty else { return }
+        for visit in recovering {
+            hold([core.recoveredExit(visit.visit, at: visit.closeAt)], until: writer.closeVisit(visit).ticket)
         }
-        _ = writer.waitUntilCommitted(last, timeout: settings.shutdownGrace)
-        recovered = messages
+        recovering = []
     }
 
     /// The name of each device the site names; the first entry of an id counts, as in the engine.
@@ -80,6 +89,10 @@ extension AggregatorService {
         }
         r.collect("whereabouts_storage_errors_total", "Commits that failed (each is retried).", type: .counter) { [([], Double(writer.statistics.writeErrors))] }
         r.collect("whereabouts_storage_commit_seconds", "Duration of the last commit.") { [([], writer.statistics.lastCommitLatency)] }
+        r.collect("whereabouts_storage_journaled_total", "Visit writes a clean stop kept in <db>.pending for the next start.",
+                  type: .counter) { [([], Double(writer.statistics.journaled))] }
+        r.collect("whereabouts_storage_lost_visits_total", "Visit writes a clean stop could neither store nor journal.",
+                  type: .counter) { [([], Double(writer.statistics.lostVisits))] }
         r.collect("whereabouts_storage_ok", "1 while the database accepts writes.") { [([], writer.statistics.status == .ok ? 1 : 0)] }
         r.collect("whereabouts_storage_cached_devices", "Devices the track writer keeps state for (forgotten ones leave).") {
             [([], Double(writer.statistics.cachedDevices))]

@@ -27,11 +27,11 @@ public final class AggregatorService: @unchecked Sendable {
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []
     /// Events waiting for their commit: (ticket, when queued, messages).
-    private var pending: [(ticket: UInt64, since: Double, messages: [MQTTMessage])] = []
+    var pending: [(ticket: UInt64, since: Double, messages: [MQTTMessage])] = []
     /// Enter time of each open visit, to close the same row on exit.
-    private var openVisits: [VisitKey: Double] = [:]
-    /// Exits of visits a crash left open, stored already, published once connected.
-    var recovered: [MQTTMessage] = []
+    var openVisits: [VisitKey: Double] = [:]
+    /// Visits a crash left open, closed at the first connection (`closeRecoveredVisits`).
+    var recovering: [OpenVisit] = []
     /// QoS 1 publishes the broker has not acknowledged yet: a clean shutdown waits for them, and
     /// state messages are shed while `maxUnacknowledged` are waiting. Acknowledgements are
     /// taken from the client in bulk (`takeAcknowledgements`), not delivered as events.
@@ -44,7 +44,7 @@ public final class AggregatorService: @unchecked Sendable {
     private var lastArrival = 0.0
     /// Messages not decoded on the network thread, for `whereabouts_processing_cpu_seconds`.
     private var cpuSampling = CPUSampling()
-    private var stopping = false
+    private(set) var stopping = false
     private var catchUpScheduled = false
 
     struct VisitKey: Hashable { let device: String, zone: String }
@@ -166,9 +166,8 @@ public final class AggregatorService: @unchecked Sendable {
             if !settings.homeAssistant { start.removeAll { $0.topic.hasPrefix("homeassistant/") } }
             // After a reconnect the broker may have lost retained state: publish it again.
             if connections > 1 { start += core.currentStateMessages() }
-            start += recovered
-            recovered = []
             for m in start { publish(m) }
+            closeRecoveredVisits()
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
@@ -231,40 +230,7 @@ public final class AggregatorService: @unchecked Sendable {
         }
     }
 
-    private func store(_ e: ZoneEvent, then messages: [MQTTMessage]) {
-        let key = VisitKey(device: e.device, zone: e.zone)
-        let outcome: WriteOutcome?
-        switch e.type {
-        case .enter:
-            openVisits[key] = e.t
-            outcome = writer?.openVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: e.t))
-        case .exit:
-            let enter = openVisits.removeValue(forKey: key) ?? (e.t - (e.dwell ?? 0))
-            outcome = writer?.closeVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: enter), at: e.t)
-        }
-        guard let ticket = outcome?.ticket, writer?.statistics.status == .ok else {
-            for m in messages { publish(m) }
-            return
-        }
-        pending.append((ticket, now(), messages))
-    }
-
-    private func record(_ u: DeviceUpdate) {
-        guard let writer else { return }
-        writer.record(TrackPoint(device: u.id, t: u.t, x: u.x, y: u.y, z: u.z, floor: u.floor, room: u.room, confidence: u.confidence))
-    }
-
-    /// Publishes held events whose ticket is committed (or all up to `ticket` when forced).
-    func releasePending(upTo ticket: UInt64) {
-        var released = 0
-        for entry in pending where entry.ticket <= ticket {
-            for m in entry.messages { publish(m) }
-            released += 1
-        }
-        pending.removeFirst(released)
-    }
-
-    private func publish(_ m: MQTTMessage) {
+    func publish(_ m: MQTTMessage) {
         guard let client else { return }
         do {
             let mid = try client.publish(m.topic, m.payload, qos: m.qos, retain: m.retain)

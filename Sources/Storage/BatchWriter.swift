@@ -91,21 +91,40 @@ final class BatchWriter {
     }
 
     /// The site's names into the rows already there: a renamed device renamed, one the site
-    /// no longer names cleared. New rows get theirs as they are written (`deviceRow`).
+    /// no longer names cleared. New rows get theirs as they are written (`deviceRow`). Read
+    /// first and written only when a name differs: a write takes the database's write lock,
+    /// which a start with nothing to rename should neither wait for nor fail on.
     private func applyNames() throws {
+        let changes = try nameChanges()
+        guard !changes.isEmpty else { return }
         try db.transaction {
-            let named = try db.prepare("SELECT id FROM devices WHERE name IS NOT NULL")
-            var unnamed: [String] = []
-            while try named.step() {
-                if let id = named.string(0), names[id] == nil { unnamed.append(id) }
-            }
-            let rename = try db.prepare("UPDATE devices SET name = ?2 WHERE id = ?1 AND name IS NOT ?2")
-            for (id, name) in names.map({ ($0.key, Optional($0.value)) }) + unnamed.map({ ($0, nil) }) {
+            let rename = try db.prepare("UPDATE devices SET name = ?2 WHERE id = ?1")
+            for (id, name) in changes {
                 try rename.bind(id, at: 1)
                 try rename.bind(name, at: 2)
                 try rename.run()
             }
         }
+    }
+
+    /// Rows whose name is not the site's, with the name each should have.
+    private func nameChanges() throws -> [(id: String, name: String?)] {
+        var changes: [(id: String, name: String?)] = []
+        var named: Set<String> = []
+        let rows = try db.prepare("SELECT id, name FROM devices WHERE name IS NOT NULL")
+        while try rows.step() {
+            guard let id = rows.string(0) else { continue }
+            named.insert(id)
+            if rows.string(1) != names[id] { changes.append((id, names[id])) }
+        }
+        // The site names a device whose row has no name yet.
+        let unnamed = try db.prepare("SELECT 1 FROM devices WHERE id = ?1")
+        for (id, name) in names where !named.contains(id) {
+            defer { unnamed.reset() }
+            try unnamed.bind(id, at: 1)
+            if try unnamed.step() { changes.append((id, name)) }
+        }
+        return changes
     }
 
     /// Drops the cached key and last_seen of forgotten devices, between transactions (nothing

@@ -95,6 +95,15 @@ public final class TrackReader {
         return devices
     }
 
+    /// The time of the device's last track point, nil when it has none.
+    public func lastTrackPoint(device id: String) throws -> Double? {
+        guard let key = try deviceKey(id) else { return nil }
+        let query = try db.prepare("SELECT max(t) FROM track_points WHERE device = ?1")
+        try query.bind(key, at: 1)
+        guard try query.step() else { return nil }
+        return query.optionalDouble(0)
+    }
+
     /// Visits without an exit, each with its device's last track point time (crash recovery).
     public func openVisits() throws -> [OpenVisit] {
         let query = try db.prepare("""

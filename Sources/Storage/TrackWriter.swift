@@ -17,6 +17,7 @@ public final class TrackWriter: Sendable {
     public let path: String
     private let state: WriterState
     private let thread: ThreadHandle
+    private let log: @Sendable (String) -> Void
 
     /// Starts the writer thread on the database at `path` (created and migrated by the thread).
     ///
@@ -28,6 +29,7 @@ public final class TrackWriter: Sendable {
                 log: @escaping @Sendable (String) -> Void = { _ in },
                 onCommit: (@Sendable (UInt64) -> Void)? = nil) {
         self.path = path
+        self.log = log
         state = WriterState(configuration)
         let loop = WriterLoop(path: path, configuration: configuration, state: state, log: log, onCommit: onCommit)
         thread = ThreadHandle(start: loop)
@@ -112,9 +114,18 @@ public final class TrackWriter: Sendable {
     /// anything else; the file is removed once they are committed, and kept while they are not.
     /// Returns them: their events were published already, so a caller closing the visits a
     /// crash left open (`openVisits()`) must leave the ones closed here alone. Call once, at
-    /// start, before new visits. Throws on a journal that cannot be read.
+    /// start, before new visits. Throws on a journal that cannot be read; one larger than
+    /// `VisitJournal.maxBytes` is set aside instead (renamed, logged), so it never stops a start.
     public func resumeJournal() throws(JournalError) -> [Visit] {
-        let visits = try VisitJournal(database: path).visits()
+        let journal = VisitJournal(database: path)
+        let visits: [Visit]
+        do throws(JournalError) {
+            visits = try journal.visits()
+        } catch where error.tooLarge {
+            let aside = try journal.setAside(as: "oversized")
+            log("storage: \(path): ERROR: \(error); moved it to \(aside), its visits not stored")
+            return []
+        }
         if !visits.isEmpty { state.resume(visits.map { $0.exit == nil ? .visitOpened($0) : .visitClosed($0) }) }
         return visits
     }

@@ -22,8 +22,28 @@ public struct VisitJournal: Sendable {
     public init(database: String) { path = database + ".pending" }
 
     static let header = "whereabouts-pending-visits 1"
-    /// Larger than any journal the writer can leave (its queue's bound), smaller than memory.
+    /// Larger than any journal the writer leaves with its default queue (55,000 visit writes,
+    /// about 6 MB with ids of 60 bytes), smaller than memory. A larger file is set aside at
+    /// start (`TrackWriter.resumeJournal`), never a reason not to start.
     static let maxBytes = 64 << 20
+
+    /// `visits` in their order without repeats, a visit's open left out where its close is
+    /// there too (a close stores the whole visit): one line per visit at most, so a journal
+    /// carried over restarts grows only by visits, never by copies.
+    static func merged(_ visits: [Visit]) -> [Visit] {
+        let closed = Set(visits.lazy.filter { $0.exit != nil }.map(VisitName.init))
+        var seen: Set<Visit> = []
+        return visits.filter { ($0.exit != nil || !closed.contains(VisitName($0))) && seen.insert($0).inserted }
+    }
+
+    /// Renames the journal to `<db>.pending.<reason>-<unix time>`, out of the way of the next
+    /// one and kept for an operator; returns the new path.
+    func setAside(as reason: String) throws(JournalError) -> String {
+        let aside = "\(path).\(reason)-\(time(nil))"
+        guard rename(path, aside) == 0 else { throw failure("rename to \(aside)") }
+        try syncDirectory()
+        return aside
+    }
 
     /// The visits kept, in the order they were queued: opens (`exit` nil) and closes. Empty
     /// when there is no file.
@@ -140,7 +160,7 @@ public struct VisitJournal: Sendable {
             if n == 0 { return bytes }
             bytes += buffer[..<n]
             guard bytes.count <= Self.maxBytes else {
-                throw JournalError(path: path, message: "larger than \(Self.maxBytes) bytes")
+                throw JournalError(path: path, message: "larger than \(Self.maxBytes) bytes", tooLarge: true)
             }
         }
     }
@@ -175,9 +195,17 @@ public struct VisitJournal: Sendable {
     }
 }
 
+/// A visit's name in the store: (device, zone, enter time).
+private struct VisitName: Hashable {
+    let device: String, zone: String, enter: Double
+    init(_ v: Visit) { (device, zone, enter) = (v.device, v.zone, v.enter) }
+}
+
 /// A visit journal that cannot be read or written.
 public struct JournalError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public let message: String
+    /// Larger than `VisitJournal.maxBytes`: read no further.
+    public var tooLarge = false
     public var description: String { "\(path): \(message)" }
 }

@@ -14,7 +14,10 @@ import Darwin
 /// when it closes any descriptor of the file; a lock on a file of its own meets neither.
 /// Readers (`TrackReader`, Grafana) take no lock. The file keeps the holder's pid for the
 /// message of the one refused, and is never removed (removing it would let a second process
-/// lock a new file while the first still holds the old one).
+/// lock a new file while the first still holds the old one). It is made readable by all
+/// (the pid is no secret): a run as another user locks it read-only, since `flock` needs no
+/// write access, and then writes no pid. The lock is named after the database's real path,
+/// so a database reached through a symbolic link has the one lock.
 public final class WriterLock: Sendable {
     public let path: String
     private let descriptor: Int32
@@ -22,9 +25,16 @@ public final class WriterLock: Sendable {
     /// Takes the lock of the database at `database`, or throws at once when another process
     /// (or another `WriterLock` in this one) holds it.
     public init(database: String) throws(WriterLockError) {
-        path = database + ".lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
-        guard fd >= 0 else { throw WriterLockError(path: path, holder: nil, reason: Self.reason("cannot open")) }
+        path = Self.realPath(database) + ".lock"
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let writable = fd >= 0
+        // Readable by all whatever the umask: a run as another user can then lock it read-only.
+        if writable { _ = fchmod(fd, 0o644) }
+        if !writable && (errno == EACCES || errno == EROFS) { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else {
+            let hint = errno == EACCES ? "; another user's run left it unreadable: with no aggregator running, remove it" : ""
+            throw WriterLockError(path: path, holder: nil, reason: Self.reason("cannot open") + hint)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let message = Self.reason("cannot lock")
@@ -35,7 +45,24 @@ public final class WriterLock: Sendable {
         descriptor = fd
         // The holder's pid, for the message a second writer gets; the lock works without it.
         let pid = Array("\(getpid())\n".utf8)
-        if ftruncate(fd, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+        if writable && ftruncate(fd, 0) == 0 { _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// The database's path with symbolic links resolved: the file's when it exists, else its
+    /// directory's (the database is created there), else `database` as given.
+    static func realPath(_ database: String) -> String {
+        if let real = resolved(database) { return real }
+        let slash = database.lastIndex(of: "/")
+        let directory = slash.map { $0 == database.startIndex ? "/" : String(database[..<$0]) } ?? "."
+        let name = slash.map { String(database[database.index(after: $0)...]) } ?? database
+        guard let real = resolved(directory) else { return database }
+        return real == "/" ? "/" + name : real + "/" + name
+    }
+
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     deinit {
@@ -43,13 +70,14 @@ public final class WriterLock: Sendable {
         close(descriptor)
     }
 
-    /// The pid the holder wrote, when it is one.
+    /// The pid the holder wrote, when it is one and that process is alive.
     private static func holder(_ fd: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
         let text = String(decoding: buffer[..<n], as: UTF8.self).split(separator: "\n").first ?? ""
-        return Int32(text).flatMap { $0 > 0 ? $0 : nil }
+        // A holder that locked read-only wrote no pid: one that is gone is an earlier run's.
+        return Int32(text).flatMap { $0 > 0 && (kill($0, 0) == 0 || errno == EPERM) ? $0 : nil }
     }
 
     private static func reason(_ step: String) -> String {

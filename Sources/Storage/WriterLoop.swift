@@ -58,7 +58,8 @@ final class WriterLoop {
         let visits = pending.compactMap(\.visit)
         let kept = !visits.isEmpty && keepInJournal(visits)
         if !pending.isEmpty { log("storage: \(path): shutting down with \(pending.count) writes not stored") }
-        state.finish(abandoned: pending.count, journaled: kept ? visits.count : 0, lost: kept ? 0 : visits.count)
+        let journaled = kept ? visits.count : 0
+        state.finish(abandoned: pending.count - journaled, journaled: journaled, lost: visits.count - journaled)
         store = nil
     }
 
@@ -66,15 +67,30 @@ final class WriterLoop {
     /// they go to the journal for the next start, added to one nobody resumed yet.
     private func keepInJournal(_ visits: [Visit]) -> Bool {
         do {
-            var kept = (try? journal.visits()) ?? []
-            var known = Set(kept)
-            for v in visits where known.insert(v).inserted { kept.append(v) }
-            try journal.replace(with: kept)
+            guard let earlier = unresumedJournal() else { return false }
+            try journal.replace(with: VisitJournal.merged(earlier + visits))
             log("storage: \(path): \(visits.count) visit writes kept in \(journal.path); the next start stores them")
             return true
         } catch {
             log("storage: \(path): ERROR: \(visits.count) visit writes stored nowhere, their zone events published: \(error)")
             return false
+        }
+    }
+
+    /// The journal already there, to add to. One that cannot be read is set aside (renamed,
+    /// for an operator to look at), never overwritten; nil when even that fails.
+    private func unresumedJournal() -> [Visit]? {
+        do {
+            return try journal.visits()
+        } catch {
+            do {
+                let aside = try journal.setAside(as: "damaged")
+                log("storage: \(path): ERROR: \(error); moved it to \(aside) and wrote a new journal")
+                return []
+            } catch {
+                log("storage: \(path): ERROR: \(error)")
+                return nil
+            }
         }
     }
 

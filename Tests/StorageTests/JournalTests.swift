@@ -36,11 +36,12 @@ import Testing
         #expect(stats.journaled == 3 && stats.lostVisits == 0, "\(log.all)")
         #expect(log.contains("3 visit writes kept in \(path).pending"), "\(log.all)")
         #expect(try count("visits", in: path) == 0)
+        // The open is left out: its close stores the whole visit.
         let journal = VisitJournal(database: path)
-        #expect(try journal.visits() == [Visit(device: "keys", zone: "west", floor: "main", enter: 100.25), keys, phone])
+        #expect(try journal.visits() == [keys, phone])
 
         let writer = TrackWriter(path: path, configuration: eagerConfiguration(), log: log.sink)
-        #expect(try writer.resumeJournal() == [Visit(device: "keys", zone: "west", floor: "main", enter: 100.25), keys, phone])
+        #expect(try writer.resumeJournal() == [keys, phone])
         #expect(writer.flush())
         #expect(eventually { !FileManager.default.fileExists(atPath: journal.path) }, "\(log.all)")
         writer.close()
@@ -60,18 +61,18 @@ import Testing
         #expect(try VisitJournal(database: path).visits() == [keys, phone], "\(log.all)")
     }
 
-    /// Where even the journal cannot be written (here a directory stands in its place), the
-    /// loss is logged and counted.
+    /// Where even the journal cannot be written (here a directory stands where its temporary
+    /// file goes), the loss is logged and counted.
     @Test func aJournalThatCannotBeWrittenIsLoggedAndCounted() throws {
         let dir = TempDirectory()
         let path = dir.file("w.db")
         try Schema.prepare(path: path)
-        try FileManager.default.createDirectory(atPath: path + ".pending", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: path + ".pending.tmp", withIntermediateDirectories: false)
         let log = LogLines()
         let stats = try closeLocked(path, log: log) { $0.openVisit(phone); $0.closeVisit(phone, at: phone.enter + 2) }
         #expect(stats.lostVisits == 2 && stats.journaled == 0)
         #expect(log.contains("ERROR: 2 visit writes stored nowhere"), "\(log.all)")
-        #expect(!FileManager.default.fileExists(atPath: path + ".pending.tmp"))
+        #expect(!FileManager.default.fileExists(atPath: path + ".pending"))
     }
 
     @Test func aMissingJournalIsEmptyAndADamagedOneIsRefused() throws {

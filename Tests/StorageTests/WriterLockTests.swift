@@ -35,6 +35,22 @@ import Testing
         _ = lock
     }
 
+    /// A database reached through a symbolic link has the lock of the file it names (before:
+    /// `link.db.lock`, so two aggregators wrote one file).
+    @Test func aSymlinkedDatabaseSharesTheLockOfItsFile() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        try Schema.prepare(path: path)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("link.db"), withDestinationPath: path)
+        let lock = try WriterLock(database: path)
+        #expect(throws: WriterLockError.self) { try WriterLock(database: dir.file("link.db")) }
+        #expect(WriterLock.realPath(dir.file("link.db")) == path)
+        // Not created yet: named after its directory's real path.
+        try FileManager.default.createSymbolicLink(atPath: dir.file("linked-dir"), withDestinationPath: dir.path)
+        #expect(WriterLock.realPath(dir.file("linked-dir/new.db")) == dir.file("new.db"))
+        _ = lock
+    }
+
     @Test func aLockFileThatCannotBeOpenedSaysWhy() throws {
         let dir = TempDirectory()
         #expect(throws: WriterLockError.self) { try WriterLock(database: dir.file("missing/w.db")) }

@@ -74,6 +74,23 @@ import Testing
         #expect(try TrackReader(path: path).devices().map(\.name) == ["Car keys", nil, "Bag"])
     }
 
+    /// Names already as the site has them take no write lock at open: a writer opens while
+    /// another connection holds the database's write lock (before: BEGIN IMMEDIATE at every
+    /// open, which failed busy here).
+    @Test func unchangedNamesWriteNothingAtOpen() throws {
+        let dir = TempDirectory()
+        let path = dir.file("w.db")
+        let names = ["keys": "Keys", "spare": "Spare"]
+        _ = try BatchWriter(path: path, busyTimeout: 0.1, names: names)
+        let holder = try Connection(path: path)
+        try holder.execute("INSERT INTO devices(id, name, first_seen, last_seen) VALUES ('keys', 'Keys', 1, 1), ('tag', NULL, 1, 1)")
+        try holder.execute("BEGIN IMMEDIATE")
+        defer { try? holder.execute("ROLLBACK") }
+        #expect(throws: Never.self) { _ = try BatchWriter(path: path, busyTimeout: 0.1, names: names) }
+        // A name to change still needs the lock, and waits for it.
+        #expect(throws: DatabaseError.self) { _ = try BatchWriter(path: path, busyTimeout: 0.1, names: ["tag": "Bag"]) }
+    }
+
     @Test func eventsAreCommittedAtOnceAndInOrder() throws {
         let dir = TempDirectory()
         let path = dir.file("w.db")
