@@ -60,7 +60,7 @@ public final class AggregatorService: @unchecked Sendable {
         self.log = log
         metrics = AggregatorMetrics()
         core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
-                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics)
+                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, log: log)
         ProcessMetrics.register(in: metrics.registry)
         // Counted when scraped, on the work queue, from the states the core keeps.
         metrics.registry.collect("whereabouts_devices_present", "Devices in a room, by floor.", labels: ["floor"]) { [weak self] in
