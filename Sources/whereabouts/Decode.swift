@@ -53,8 +53,12 @@ func runDecode(_ arguments: [String]) -> Int32 {
                 printError("whereabouts decode: \(path) is damaged; the records before the fault were decoded")
                 return ExitCode.failure
             }
-        } else {
-            decoder.lines()
+        } else if !decoder.lines() {
+            // Exit 1 as locate and the edge do: what came before the fault was decoded, but
+            // the input was not read to its end.
+            decoder.finish()
+            printError("whereabouts decode: reading standard input failed; the lines before the fault were decoded")
+            return ExitCode.failure
         }
         decoder.finish()
         return ExitCode.success
@@ -107,8 +111,9 @@ struct PacketPrinter {
     /// hex it is far below; longer lines are skipped (memory stays bounded on any input).
     static let lineLimit = 64 * 1024
 
-    /// Standard input: one packet per line, in any of the spellings `--help` lists.
-    mutating func lines() {
+    /// Standard input: one packet per line, in any of the spellings `--help` lists; false
+    /// when reading it failed before its end.
+    mutating func lines() -> Bool {
         var pending: (bytes: [UInt8], line: Int)?
         var number = 0
         var reader = LineReader.descriptor(0, limit: Self.lineLimit)
@@ -126,6 +131,7 @@ struct PacketPrinter {
         }
         if let p = pending { decodeLine(p.bytes, p.line) }
         if reader.failed { emitError("reading standard input failed", offset: 0) { $0.field("line", number + 1) } }
+        return !reader.failed
     }
 
     /// One line: a packet, the continuation of an hcidump packet, or an error.

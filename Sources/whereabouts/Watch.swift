@@ -19,13 +19,19 @@ let watchCommand = Command(
         and a user) takes --tls-ca, --tls-cert, --tls-key and --username with --password-file or
         --password-env; a password never goes on the command line. Any user allowed to read
         <prefix>/zones/#, <prefix>/devices/# and <prefix>/aggregator/# will do (deploy/mosquitto/acl).
+        Exits 0 after --for or Ctrl-C, 1 when it never connected (the broker refused it, a TLS failure)
+        or a named file cannot be read, 64 on a usage error.
         """)
 
 /// `whereabouts watch`: zone events as they happen and a table of who is where, live.
 func runWatch(_ arguments: [String]) -> Int32 {
     runTool(watchCommand, arguments: arguments) { args in
-        let options = try mqttOptions(args)
-        // A password that cannot be read fails now (exit 1), before anything connects.
+        let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
+        // Every named file is read now, so a missing CA or password fails here with its path
+        // (exit 1), before anything connects.
+        let problems = settings.unreadableFiles()
+        guard problems.isEmpty else { throw ReadFailure(problems.joined(separator: "\n")) }
+        let options = try mqttOptions(settings)
         _ = try options.password?.resolve()
         let every = try args.double("table-every", in: 0...86_400) ?? 10
         let duration = try args.double("for", in: 0...31_536_000)
@@ -57,13 +63,17 @@ func runWatch(_ arguments: [String]) -> Int32 {
         timer?.cancel()
         client.disconnect()
         queue.sync { watcher.printTable() }
+        // A watch that never reached the broker watched nothing: a failure, for scripts.
+        guard watcher.hasConnected else {
+            printError("whereabouts watch: never connected to \(settings.broker)")
+            return ExitCode.failure
+        }
         return ExitCode.success
     }
 }
 
 /// The broker options of the command line, checked as the edge checks them.
-private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
-    let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
+private func mqttOptions(_ settings: BrokerSettings) throws(UsageError) -> MQTTOptions {
     var options: MQTTOptions
     do throws(MQTTError) {
         options = MQTTOptions(broker: try BrokerURL(parsing: settings.broker), clientID: "whereabouts-watch-\(getpid())")
@@ -80,12 +90,18 @@ private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
 private final class Watcher: Sendable {
     let topics: Topics
     private let rooms = Mutex<[String: (room: String, since: Date)]>([:])
+    private let connected = Atomic<Bool>(false)
+
+    /// Whether the broker ever accepted the connection.
+    var hasConnected: Bool { connected.load(ordering: .relaxed) }
 
     init(topics: Topics) { self.topics = topics }
 
     func handle(_ event: MQTTEvent) {
         switch event {
-        case .connected: line("connected; waiting for events (Ctrl-C to stop)")
+        case .connected:
+            connected.store(true, ordering: .relaxed)
+            line("connected; waiting for events (Ctrl-C to stop)")
         case .refused(_, let reason): line("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason) where code != 0: line("disconnected: \(reason); reconnecting")
         case .message(let m): message(m)
