@@ -208,7 +208,7 @@ extension EdgeConfig {
         guard let path else { return try load(flags: flags) }
         let root: ConfigNode
         do { root = try YAML.parse(contentsOf: path) } catch {
-            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.line == 0)
+            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.isUnreadable)
         }
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
@@ -217,8 +217,9 @@ extension EdgeConfig {
 }
 
 extension MQTTOptions {
-    /// Options for `settings` (already checked); throws when the broker URL is not one.
-    init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
+    /// Options for `settings` (already checked); throws when the broker URL is not one. Every
+    /// tool that connects (the edge, `whereabouts watch`) makes its options here.
+    public init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
         self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
         username = settings.username
         password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }

@@ -13,6 +13,11 @@ public struct LineReader {
         case tooLong(bytes: Int)
     }
 
+    /// The limit for H4 packets as hex lines (the edge's --stdin, `whereabouts decode`): a
+    /// packet is at most 258 bytes, under 800 characters in hex even as a JSON line; anything
+    /// far longer is a broken producer, skipped rather than held in memory.
+    public static let h4LineLimit = 64 * 1024
+
     /// The longest line kept, in bytes (without its newline).
     public let limit: Int
     /// Whether the input ended with a read error rather than end of file.

@@ -46,7 +46,7 @@ func merged(_ args: Arguments) throws -> MergedOptions {
         let node: ConfigNode
         // A file that cannot be read is a failure (exit 1), as a missing --site; bad text in it a usage error.
         do { node = try YAML.parse(contentsOf: path) } catch {
-            if error.line == 0 { throw ReadFailure("\(path): \(error.message)") }
+            if error.isUnreadable { throw ReadFailure("\(path): \(error.message)") }
             throw UsageError("\(path):\(error.line): \(error.message)")
         }
         guard let entries = node.entries else { throw UsageError("\(path): expected a mapping of option names to values") }
