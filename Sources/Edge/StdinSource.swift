@@ -40,7 +40,7 @@ public final class StdinSource: ReportSource {
             }
             return !stopped.load(ordering: .relaxed)
         }
-        if reader.failed { throw SourceError("reading standard input failed: errno \(errno)") }
+        if let reason = reader.failureReason { throw SourceError("reading standard input failed: \(reason)") }
         assembler.finish { packet in packet.withUnsafeBytes { sink.packet(h4: $0, at: unixTime()) } }
     }
 

@@ -36,11 +36,11 @@ func runDecode(_ arguments: [String]) -> Int32 {
             decoder.advertisingData(data)
         } else if let path = args.string("btsnoop") {
             return decoder.capture(at: path)
-        } else if !decoder.lines() {
+        } else if let reason = decoder.lines() {
             // Exit 1 as locate and the edge do: what came before the fault was decoded, but
             // the input was not read to its end.
             decoder.finish()
-            printError("whereabouts decode: reading standard input failed; the lines before the fault were decoded")
+            printError("whereabouts decode: reading standard input failed: \(reason); the lines before the fault were decoded")
             return ExitCode.failure
         }
         decoder.finish()
@@ -90,9 +90,9 @@ struct PacketPrinter {
         }
     }
 
-    /// Standard input: one packet per line, in any of the spellings `--help` lists; false
-    /// when reading it failed before its end.
-    mutating func lines() -> Bool {
+    /// Standard input: one packet per line, in any of the spellings `--help` lists; the
+    /// system's reason when reading it failed before its end, else nil.
+    mutating func lines() -> String? {
         var pending: (bytes: [UInt8], line: Int)?
         var number = 0
         var reader = LineReader.descriptor(0, limit: LineReader.h4LineLimit)
@@ -110,7 +110,7 @@ struct PacketPrinter {
         }
         if let p = pending { decodeLine(p.bytes, p.line) }
         if reader.failed { emitError("reading standard input failed", offset: 0) { $0.field("line", number + 1) } }
-        return !reader.failed
+        return reader.failureReason
     }
 
     /// One line: a packet, the continuation of an hcidump packet, or an error.

@@ -39,5 +39,5 @@ func decodeExitsOneWhenStandardInputCannotBeRead() async throws {
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     p.waitUntilExit()
     #expect(p.terminationStatus == 1, "\(text)")
-    #expect(text.contains("reading standard input failed"), "\(text)")
+    #expect(text.contains("reading standard input failed: Is a directory"), "\(text)")
 }
