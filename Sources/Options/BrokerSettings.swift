@@ -79,7 +79,7 @@ public struct BrokerSettings: Sendable, Equatable {
 
     /// The files these settings name, by key, for a tool to check they can be read before it
     /// connects: `password_file`, `tls.ca`, `tls.cert`, `tls.key`.
-    public var namedFiles: [(key: String, path: String)] {
+    var namedFiles: [(key: String, path: String)] {
         [("password_file", passwordFile)].compactMap { k, p in p.map { (k, $0) } } + tlsFiles
     }
 
