@@ -2,7 +2,10 @@
 // Whereabouts: BLE indoor positioning for Linux.
 //
 // Dependencies point one way: executables → services → pure cores → C wrappers.
-// Pure cores (BLE, Wire, Positioning, Options) import neither Foundation nor a C module.
+// Pure cores (BLE, Wire, Positioning, Simulation, Metrics) import neither Foundation nor a C
+// module. Options, the tools' command line, is pure in its parsing and line reading but takes
+// from Glibc the few POSIX calls every main needs (standard error, signals, read(2) on a
+// descriptor, opening a named file): never Foundation, never a C library of ours.
 import PackageDescription
 
 // The aggregator's hot path (decode, engine, publishing) in release builds: no dynamic
@@ -37,6 +40,8 @@ let package = Package(
         .target(name: "Wire", swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Positioning", dependencies: ["Wire"], swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "Simulation", dependencies: ["Wire", "BLE"], linkerSettings: [.linkedLibrary("m")]),
+        // The command line: parsing is pure; Tool.swift, LineReader+Descriptor.swift and
+        // BrokerSettings+Files.swift use Glibc (see the top of this file).
         .target(name: "Options"),
         // Prometheus counters, gauges and histograms with the text exposition format.
         .target(name: "Metrics"),
@@ -57,7 +62,7 @@ let package = Package(
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT", "Edge"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.

@@ -19,7 +19,7 @@ public enum StartupAudit {
         if let key = settings.site.mqtt.tls?.key { files.append(("TLS key", key)) }
         if let token = settings.httpTokenFile { files.append(("HTTP token file", token)) }
         for (what, path) in files {
-            guard let mode = permissions(path), let problem = exposure(mode) else { continue }
+            guard let (mode, group) = permissions(path), let problem = exposure(mode, groupIsOurs: group == getegid()) else { continue }
             out.append("\(what) \(path) \(problem)")
         }
         if let address = settings.http, settings.httpToken == nil, !isLoopback(address) {
@@ -30,18 +30,25 @@ public enum StartupAudit {
     }
 
     /// What is wrong with a secret's or the site's permission bits, nil when nothing is.
-    static func exposure(_ mode: UInt32) -> String? {
+    /// `groupIsOurs`: the file's group is the service's (its effective group): group-readable
+    /// is fine only then, as any other group's members could read the secret.
+    static func exposure(_ mode: UInt32, groupIsOurs: Bool) -> String? {
         let fine = "0600, or 0640 with the service's group, is fine"
-        if mode & 0o007 != 0 { return "is open to every user (mode \(String(mode, radix: 8))); chmod o-rwx it (\(fine))" }
-        if mode & 0o020 != 0 { return "is writable by its group (mode \(String(mode, radix: 8))); chmod g-w it (\(fine))" }
+        let shown = String(mode, radix: 8)
+        if mode & 0o007 != 0 { return "is open to every user (mode \(shown)); chmod o-rwx it (\(fine))" }
+        if mode & 0o020 != 0 { return "is writable by its group (mode \(shown)); chmod g-w it (\(fine))" }
+        if mode & 0o040 != 0 && !groupIsOurs {
+            return "is readable by a group other than the service's (mode \(shown)); chgrp it to the service's group or chmod g-r it (\(fine))"
+        }
         return nil
     }
 
-    /// The permission bits of a file; nil when it cannot be read (the start fails on that).
-    static func permissions(_ path: String) -> UInt32? {
+    /// The permission bits and group of a file; nil when it cannot be read (the start fails
+    /// on that).
+    static func permissions(_ path: String) -> (mode: UInt32, group: gid_t)? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return UInt32(info.st_mode) & 0o777
+        return (UInt32(info.st_mode) & 0o777, info.st_gid)
     }
 
     /// Whether `ADDR:PORT` listens on the loopback interface only.

@@ -46,12 +46,14 @@ extension EdgeConfig {
         guard let node = r.text("node"), !node.isEmpty else {
             throw EdgeConfigError("node: required (--node NAME or `node:` in the config file)")
         }
-        var mqtt = try r.mqtt(clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
+        let broker = try r.brokerSettings()
+        var mqtt = try r.mqtt(broker, clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
         mqtt.protocolVersion = try r.protocolVersion()
         mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
         let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? 60
         mqtt.reconnectDelay = 1...UInt32(reconnectMax.rounded(.up))
         var config = EdgeConfig(node: node, mqtt: mqtt)
+        config.broker = broker
         config.prefix = r.text("prefix") ?? config.prefix
         config.qos = try r.int("qos", in: 0...1) == 1 ? .atLeastOnce : .atMostOnce
         config.batchInterval = try r.duration("batch_interval", in: 0.01...60) ?? config.batchInterval
@@ -171,9 +173,11 @@ struct Reader {
     }
 
     /// The broker, user, password source and TLS files, read and checked as every tool does.
-    func mqtt(clientID: String) throws(EdgeConfigError) -> MQTTOptions {
-        let settings: BrokerSettings
-        do { settings = try BrokerSettings { text($0) } } catch { throw EdgeConfigError(error.message) }
+    func brokerSettings() throws(EdgeConfigError) -> BrokerSettings {
+        do { return try BrokerSettings { text($0) } } catch { throw EdgeConfigError(error.message) }
+    }
+
+    func mqtt(_ settings: BrokerSettings, clientID: String) throws(EdgeConfigError) -> MQTTOptions {
         do { return try MQTTOptions(settings, clientID: clientID) }
         catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
     }
@@ -204,7 +208,7 @@ extension EdgeConfig {
         guard let path else { return try load(flags: flags) }
         let root: ConfigNode
         do { root = try YAML.parse(contentsOf: path) } catch {
-            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.line == 0)
+            throw EdgeConfigError("\(path): \(error)", isUnreadableFile: error.isUnreadable)
         }
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
@@ -213,8 +217,9 @@ extension EdgeConfig {
 }
 
 extension MQTTOptions {
-    /// Options for `settings` (already checked); throws when the broker URL is not one.
-    init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
+    /// Options for `settings` (already checked); throws when the broker URL is not one. Every
+    /// tool that connects (the edge, `whereabouts watch`) makes its options here.
+    public init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
         self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
         username = settings.username
         password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }

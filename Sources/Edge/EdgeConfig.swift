@@ -30,6 +30,9 @@ public struct EdgeConfig: Sendable {
     public var irks: [IRKEntry] = []
     /// Things worth saying at start that do not stop it (keys other users can read).
     public var warnings: [String] = []
+    /// The broker settings `mqtt` was made from, for `--check-config` to check the files they
+    /// name; nil when the options were made in code.
+    public var broker: BrokerSettings?
 
     public init(node: String, mqtt: MQTTOptions) {
         self.node = node

@@ -50,6 +50,9 @@ final class Pipeline {
 
     private func handle(_ report: borrowing AdvertisingReportView, at t: Double) {
         let rssi = report.header.rssi
+        // A report without RSSI never becomes a reading: only --print wants its identity, so
+        // without it neither cache is filled nor AES spent on it.
+        guard rssi != nil || printer != nil else { return }
         if let identity = report.identity {
             guard let index = device(identity) else { printer?.print(report, at: t, as: nil); return }
             printer?.print(report, at: t, as: (devices.values[index].id, devices.values[index].kind))

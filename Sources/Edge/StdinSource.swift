@@ -14,14 +14,10 @@ public final class StdinSource: ReportSource {
 
     public init() {}
 
-    /// The longest line kept. An H4 packet is at most 258 bytes, under 800 characters in
-    /// hex; anything far longer is a broken producer, skipped rather than held in memory.
-    public static let lineLimit = 64 * 1024
-
     public func run(_ sink: PacketSink) throws {
         var assembler = HexPacketAssembler()
         var warned = false, warnedLong = false
-        var reader = LineReader.descriptor(0, limit: Self.lineLimit)
+        var reader = LineReader.descriptor(0, limit: LineReader.h4LineLimit)
         reader.forEach { line in
             let ok: Bool
             switch line {
@@ -32,7 +28,7 @@ public final class StdinSource: ReportSource {
                 sink.malformed()
                 if !warnedLong {
                     printError("whereabouts-edge: skipped a line of \(bytes) bytes on stdin, longer than any H4 packet "
-                               + "(limit \(Self.lineLimit)); further ones are only counted")
+                               + "(limit \(LineReader.h4LineLimit)); further ones are only counted")
                 }
                 warnedLong = true
                 ok = true
@@ -44,7 +40,7 @@ public final class StdinSource: ReportSource {
             }
             return !stopped.load(ordering: .relaxed)
         }
-        if reader.failed { throw SourceError("reading standard input failed: errno \(errno)") }
+        if let reason = reader.failureReason { throw SourceError("reading standard input failed: \(reason)") }
         assembler.finish { packet in packet.withUnsafeBytes { sink.packet(h4: $0, at: unixTime()) } }
     }
 

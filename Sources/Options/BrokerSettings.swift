@@ -67,5 +67,23 @@ public struct BrokerSettings: Sendable, Equatable {
             throw UsageError("username: required when a password file or variable is given")
         }
         guard (certFile == nil) == (keyFile == nil) else { throw UsageError("tls.cert and tls.key: give both or neither") }
+        // TLS files were ignored on mqtt:// (the password went in clear), and a client
+        // certificate without tls.ca was dropped: the system's CA store takes none here.
+        guard tlsFiles.isEmpty || broker.hasPrefix("mqtts://") else {
+            throw UsageError("tls.ca, tls.cert, tls.key: only for an mqtts:// broker, not \(broker)")
+        }
+        guard certFile == nil || caFile != nil else {
+            throw UsageError("tls.cert and tls.key: need tls.ca too (with the system's CA store no client certificate is sent)")
+        }
+    }
+
+    /// The files these settings name, by key, for a tool to check they can be read before it
+    /// connects: `password_file`, `tls.ca`, `tls.cert`, `tls.key`.
+    var namedFiles: [(key: String, path: String)] {
+        [("password_file", passwordFile)].compactMap { k, p in p.map { (k, $0) } } + tlsFiles
+    }
+
+    private var tlsFiles: [(key: String, path: String)] {
+        [("tls.ca", caFile), ("tls.cert", certFile), ("tls.key", keyFile)].compactMap { k, p in p.map { (k, $0) } }
     }
 }

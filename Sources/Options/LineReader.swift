@@ -13,10 +13,18 @@ public struct LineReader {
         case tooLong(bytes: Int)
     }
 
+    /// The limit for H4 packets as hex lines (the edge's --stdin, `whereabouts decode`): a
+    /// packet is at most 258 bytes, under 800 characters in hex even as a JSON line; anything
+    /// far longer is a broken producer, skipped rather than held in memory.
+    public static let h4LineLimit = 64 * 1024
+
     /// The longest line kept, in bytes (without its newline).
     public let limit: Int
+    /// The error number of the read that failed (`read` returned its negation), nil while
+    /// the input has not ended or ended at end of file.
+    public private(set) var failure: Int32?
     /// Whether the input ended with a read error rather than end of file.
-    public private(set) var failed = false
+    public var failed: Bool { failure != nil }
     private let read: (UnsafeMutableRawBufferPointer) -> Int
     private var buffer: [UInt8]
     /// Unconsumed bytes are `buffer[start..<end]`; `buffer[start..<scanned]` holds no newline.
@@ -25,7 +33,8 @@ public struct LineReader {
     private var skipped: Int?
 
     /// - Parameter read: fills the buffer it is given and returns the bytes read, 0 at end of
-    ///   input, or a negative number on a read error (which ends the input).
+    ///   input, or the negated error number on a read error (which ends the input). An error
+    ///   number saved by `read` itself, before anything else can overwrite `errno`.
     public init(limit: Int, read: @escaping (UnsafeMutableRawBufferPointer) -> Int) {
         self.limit = max(limit, 1)
         self.read = read
@@ -40,6 +49,8 @@ public struct LineReader {
                 guard emitLine(endingAt: newline, body) else { return }
             }
             guard fill() else {
+                // A line cut short by a failed read is not a line: dropped, not passed on whole.
+                if failed { skipped = nil; start = end; return }
                 if let skipped { self.skipped = nil; _ = body(.tooLong(bytes: skipped + end - start)) }
                 else if start < end { _ = emitLine(endingAt: end, body) }
                 return
@@ -98,7 +109,7 @@ public struct LineReader {
             start = 0; scanned = held; end = held
         }
         let n = buffer.withUnsafeMutableBytes { read(UnsafeMutableRawBufferPointer(rebasing: $0[end...])) }
-        if n < 0 { failed = true }
+        if n < 0 { failure = n >= -Int(Int32.max) ? Int32(-n) : Int32.max }
         guard n > 0 else { return false }
         end += min(n, buffer.count - end)
         return true

@@ -5,6 +5,13 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// A file the user named (config, capture, password, TLS file) that cannot be read: a
+/// failure, exit 1, not a usage error. The message names the file.
+public struct ReadFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// What the command line asked for.
 public enum ParseResult {
     case run(Arguments)

@@ -46,6 +46,14 @@ public enum DeviceIDSyntax {
         return "'\(id)' would never match: readings spell this id '\(canonical)'"
     }
 
+    /// The warning for a site's device id that is SPEC §1's in another spelling (capitals,
+    /// padding), which no reading can carry; nil for every other id. An id in no §1 form at
+    /// all (an ESPresense alias, `tile:…`, `apple:…`) may still arrive from a dialect, which
+    /// passes its ids through unchanged, so it says nothing about matching.
+    public static func neverMatches(_ id: String) -> String? {
+        canonical(id).map { "'\(id)' would never match: readings spell this id '\($0)'" }
+    }
+
     /// SPEC §1's spelling of an id written in another one, if there is exactly one: the kind's
     /// own capitals, lower-case hex, a dashed UUID, numbers without leading zeros.
     public static func canonical(_ id: String) -> String? {

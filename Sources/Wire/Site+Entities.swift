@@ -96,10 +96,10 @@ extension SiteDecoder {
             }
             return
         }
-        // A reading's id is compared byte for byte: one spelled otherwise never matches. A
-        // warning, not an error: an ESPresense-companion file loads as it is. Its patterns
-        // (`irk:*`, `phone:*`: track these) say nothing here, where every device is tracked.
-        if !id.contains("*") && !id.contains("?"), let advice = DeviceIDSyntax.advice(id) {
+        // A reading's id is compared byte for byte: a §1 id spelled otherwise never matches. A
+        // warning, not an error: an ESPresense-companion file loads as it is. Any other id
+        // (aliases, `tile:…`, patterns) may come from a dialect, which keeps ids as they are.
+        if let advice = DeviceIDSyntax.neverMatches(id) {
             reader.warning(f.path("id"), f["id"]?.line ?? node.line, advice)
         }
         idLines.append(("device", id, node.line, f.path("id")))

@@ -6,6 +6,10 @@ public struct YAMLError: Error, Sendable, Equatable, CustomStringConvertible {
     public let column: Int
     public let message: String
 
+    /// Whether the file could not be read at all (a failure, exit 1), rather than its text
+    /// being bad (a usage error, exit 64).
+    public var isUnreadable: Bool { line == 0 }
+
     public init(line: Int, column: Int, message: String) {
         self.line = line; self.column = column; self.message = message
     }

@@ -40,18 +40,13 @@ struct MergedOptions {
     func flag(_ name: String) -> Bool { values[name] == ["true"] }
 }
 
-/// A `--config` file that cannot be read: exit 1, as the README's exit-code rule has it.
-struct ConfigFileError: Error, CustomStringConvertible {
-    let description: String
-}
-
 func merged(_ args: Arguments) throws -> MergedOptions {
     var merged = MergedOptions()
     if let path = args.string("config") {
         let node: ConfigNode
         // A file that cannot be read is a failure (exit 1), as a missing --site; bad text in it a usage error.
         do { node = try YAML.parse(contentsOf: path) } catch {
-            if error.line == 0 { throw ConfigFileError(description: "\(path): \(error.message)") }
+            if error.isUnreadable { throw ReadFailure("\(path): \(error.message)") }
             throw UsageError("\(path):\(error.line): \(error.message)")
         }
         guard let entries = node.entries else { throw UsageError("\(path): expected a mapping of option names to values") }

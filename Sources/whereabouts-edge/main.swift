@@ -29,18 +29,13 @@ let command = Command(
         (the config is read at start only: restart to apply a change).
         """)
 
-/// A file named on the command line that cannot be read: exit 1, as a missing capture.
-struct FileError: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// The configuration from the file and flags; bad values are usage errors (exit 64), a
 /// config file that cannot be read a failure (exit 1).
 func loadConfig(_ args: Arguments) throws -> EdgeConfig {
     var flags: [String: [String]] = [:]
     for s in EdgeSetting.all where args.isSet(s.flag) { flags[s.key] = s.valueName == nil ? ["true"] : args.strings(s.flag) }
     do { return try EdgeConfig.load(flags: flags, configFile: args.isSet("config") ? args.string("config") : nil) }
-    catch { throw error.isUnreadableFile ? FileError(description: error.message) as Error : UsageError(error.message) }
+    catch { throw error.isUnreadableFile ? ReadFailure(error.message) as Error : UsageError(error.message) }
 }
 
 /// The source the configuration chose; none is a usage error.
@@ -69,8 +64,12 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     for warning in config.warnings { printError("whereabouts-edge: warning: \(warning)") }
     if args.flag("check-config") {
         let source = try requireSource(config)
+        // Every named file is read now, so a missing CA fails here with its path (exit 1).
+        if let problems = config.broker?.unreadableFiles(), !problems.isEmpty {
+            throw ReadFailure(problems.joined(separator: "\n"))
+        }
         if let password = config.mqtt.password {
-            do { _ = try password.resolve() } catch { throw FileError(description: "\(error)") }
+            do { _ = try password.resolve() } catch { throw ReadFailure("\(error)") }
         }
         print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
               "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +

@@ -35,26 +35,13 @@ func runDecode(_ arguments: [String]) -> Int32 {
             guard let data = Hex.bytes(hex) else { throw UsageError("--ad expects hex digits") }
             decoder.advertisingData(data)
         } else if let path = args.string("btsnoop") {
-            let bytes: [UInt8]
-            do {
-                // The header first: a path naming no capture (/etc/passwd, /dev/zero) is
-                // refused at once instead of read whole.
-                _ = try BtsnoopReader(try YAML.readHead(path, count: Btsnoop.headerSize))
-                bytes = try YAML.readFile(path)
-            } catch let error as YAMLError {
-                printError("whereabouts decode: cannot read \(path): \(error)")
-                return ExitCode.failure
-            } catch {
-                printError("whereabouts decode: \(path) is not a btsnoop capture: \(error)")
-                return ExitCode.failure
-            }
-            guard decoder.capture(bytes) else {
-                decoder.finish()
-                printError("whereabouts decode: \(path) is damaged; the records before the fault were decoded")
-                return ExitCode.failure
-            }
-        } else {
-            decoder.lines()
+            return decoder.capture(at: path)
+        } else if let reason = decoder.lines() {
+            // Exit 1 as locate and the edge do: what came before the fault was decoded, but
+            // the input was not read to its end.
+            decoder.finish()
+            printError("whereabouts decode: reading standard input failed: \(reason); the lines before the fault were decoded")
+            return ExitCode.failure
         }
         decoder.finish()
         return ExitCode.success
@@ -103,15 +90,12 @@ struct PacketPrinter {
         }
     }
 
-    /// The longest line kept: a packet is at most 258 bytes, so even as a JSON line with its
-    /// hex it is far below; longer lines are skipped (memory stays bounded on any input).
-    static let lineLimit = 64 * 1024
-
-    /// Standard input: one packet per line, in any of the spellings `--help` lists.
-    mutating func lines() {
+    /// Standard input: one packet per line, in any of the spellings `--help` lists; the
+    /// system's reason when reading it failed before its end, else nil.
+    mutating func lines() -> String? {
         var pending: (bytes: [UInt8], line: Int)?
         var number = 0
-        var reader = LineReader.descriptor(0, limit: Self.lineLimit)
+        var reader = LineReader.descriptor(0, limit: LineReader.h4LineLimit)
         reader.forEach { line in
             number += 1
             switch line {
@@ -120,12 +104,13 @@ struct PacketPrinter {
             case .tooLong(let length):
                 if let p = pending { decodeLine(p.bytes, p.line) }
                 pending = nil
-                emitError("line of \(length) bytes is longer than \(Self.lineLimit), skipped", offset: 0) { $0.field("line", number) }
+                emitError("line of \(length) bytes is longer than \(LineReader.h4LineLimit), skipped", offset: 0) { $0.field("line", number) }
             }
             return true
         }
         if let p = pending { decodeLine(p.bytes, p.line) }
         if reader.failed { emitError("reading standard input failed", offset: 0) { $0.field("line", number + 1) } }
+        return reader.failureReason
     }
 
     /// One line: a packet, the continuation of an hcidump packet, or an error.

@@ -70,8 +70,8 @@ func readBatches(_ input: String, tool: String, _ body: (Batch, String) -> Void)
         }
         return true
     }
-    guard !reader.failed else {
-        printError("\(tool): reading \(input) failed after line \(number): \(String(cString: strerror(errno)))")
+    if let reason = reader.failureReason {
+        printError("\(tool): reading \(input) failed after line \(number): \(reason)")
         return nil
     }
     return badLines

@@ -1,4 +1,5 @@
 import Dispatch
+import Edge
 import Foundation
 import MQTT
 import Options
@@ -19,14 +20,14 @@ let watchCommand = Command(
         and a user) takes --tls-ca, --tls-cert, --tls-key and --username with --password-file or
         --password-env; a password never goes on the command line. Any user allowed to read
         <prefix>/zones/#, <prefix>/devices/# and <prefix>/aggregator/# will do (deploy/mosquitto/acl).
+        Exits 0 after --for or Ctrl-C, 1 when it never connected (the broker refused it, a TLS failure)
+        or a named file cannot be read, 64 on a usage error.
         """)
 
 /// `whereabouts watch`: zone events as they happen and a table of who is where, live.
 func runWatch(_ arguments: [String]) -> Int32 {
     runTool(watchCommand, arguments: arguments) { args in
-        let options = try mqttOptions(args)
-        // A password that cannot be read fails now (exit 1), before anything connects.
-        _ = try options.password?.resolve()
+        let options = try watchOptions(args)
         let every = try args.double("table-every", in: 0...86_400) ?? 10
         let duration = try args.double("for", in: 0...31_536_000)
         let topics = Topics(prefix: args.string("prefix") ?? "whereabouts")
@@ -39,53 +40,72 @@ func runWatch(_ arguments: [String]) -> Int32 {
             try client.subscribe(filter, qos: .atLeastOnce)
         }
         try client.start()
-        // Only a resumed timer may be released: libdispatch traps on a suspended one (with
-        // --table-every 0 watch crashed at its end).
-        var timer: DispatchSourceTimer?
-        if every > 0 {
-            let t = DispatchSource.makeTimerSource(queue: queue)
-            t.schedule(deadline: .now() + every, repeating: every)
-            t.setEventHandler { watcher.printTable() }
-            t.resume()
-            timer = t
-        }
-        if let duration {
-            Thread.sleep(forTimeInterval: duration)
-        } else {
-            TerminationSignal.wait()
-        }
-        timer?.cancel()
+        watch(watcher, on: queue, tableEvery: every, for: duration)
         client.disconnect()
         queue.sync { watcher.printTable() }
+        // A watch that never reached the broker watched nothing: a failure, for scripts.
+        guard watcher.hasConnected else {
+            printError("whereabouts watch: never connected to \(options.broker)")
+            return ExitCode.failure
+        }
         return ExitCode.success
     }
 }
 
-/// The broker options of the command line, checked as the edge checks them.
-private func mqttOptions(_ args: Arguments) throws(UsageError) -> MQTTOptions {
+/// The broker options of the command line, checked as the edge checks them. Every named file
+/// is read now, so a missing CA or password fails here with its path (exit 1), before
+/// anything connects.
+private func watchOptions(_ args: Arguments) throws -> MQTTOptions {
     let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
-    var options: MQTTOptions
+    let problems = settings.unreadableFiles()
+    guard problems.isEmpty else { throw ReadFailure(problems.joined(separator: "\n")) }
+    let options: MQTTOptions
     do throws(MQTTError) {
-        options = MQTTOptions(broker: try BrokerURL(parsing: settings.broker), clientID: "whereabouts-watch-\(getpid())")
-        options.username = settings.username
-        options.password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
-        options.tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
+        options = try MQTTOptions(settings, clientID: "whereabouts-watch-\(getpid())")
     } catch {
         throw UsageError(error.message)
     }
+    _ = try options.password?.resolve()
     return options
+}
+
+/// Prints a table every `every` seconds (0: never) until `duration` has passed or a
+/// termination signal arrives.
+private func watch(_ watcher: Watcher, on queue: DispatchQueue, tableEvery every: Double, for duration: Double?) {
+    // Only a resumed timer may be released: libdispatch traps on a suspended one (with
+    // --table-every 0 watch crashed at its end).
+    var timer: DispatchSourceTimer?
+    if every > 0 {
+        let t = DispatchSource.makeTimerSource(queue: queue)
+        t.schedule(deadline: .now() + every, repeating: every)
+        t.setEventHandler { watcher.printTable() }
+        t.resume()
+        timer = t
+    }
+    if let duration {
+        Thread.sleep(forTimeInterval: duration)
+    } else {
+        TerminationSignal.wait()
+    }
+    timer?.cancel()
 }
 
 /// Keeps each device's room from the retained `room` topics and prints events.
 private final class Watcher: Sendable {
     let topics: Topics
     private let rooms = Mutex<[String: (room: String, since: Date)]>([:])
+    private let connected = Atomic<Bool>(false)
+
+    /// Whether the broker ever accepted the connection.
+    var hasConnected: Bool { connected.load(ordering: .relaxed) }
 
     init(topics: Topics) { self.topics = topics }
 
     func handle(_ event: MQTTEvent) {
         switch event {
-        case .connected: line("connected; waiting for events (Ctrl-C to stop)")
+        case .connected:
+            connected.store(true, ordering: .relaxed)
+            line("connected; waiting for events (Ctrl-C to stop)")
         case .refused(_, let reason): line("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason) where code != 0: line("disconnected: \(reason); reconnecting")
         case .message(let m): message(m)

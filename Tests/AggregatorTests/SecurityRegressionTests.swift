@@ -37,7 +37,27 @@ private func file(_ name: String, mode: Int) throws -> String {
 
 @Test(arguments: [(0o600, false), (0o640, false), (0o440, false), (0o604, true), (0o602, true), (0o660, true), (0o701, true)])
 func permissionRule(mode: UInt32, warns: Bool) {
-    #expect((StartupAudit.exposure(mode) != nil) == warns)
+    #expect((StartupAudit.exposure(mode, groupIsOurs: true) != nil) == warns)
+}
+
+/// Review of edgecli: 0640 was accepted with any group, though the text says "with the
+/// service's group": another group's members could read the secret.
+@Test(arguments: [(0o640, true), (0o440, true), (0o600, false), (0o400, false)])
+func groupReadableIsFineOnlyForTheServicesGroup(mode: UInt32, warns: Bool) {
+    #expect((StartupAudit.exposure(mode, groupIsOurs: false) != nil) == warns)
+    #expect(StartupAudit.exposure(mode, groupIsOurs: false)?.contains("a group other than the service's") ?? true)
+}
+
+/// The same on a real file given another group (needs the right to chgrp it: root here).
+@Test func aSecretOfAnotherGroupIsNamed() throws {
+    var site = Site()
+    let path = try file("other-group", mode: 0o640)
+    defer { unlink(path) }
+    try #require(chown(path, UInt32.max, getegid() == 1 ? 2 : 1) == 0, "chgrp needs root or membership of the group")
+    site.mqtt.passwordFile = path
+    let warnings = StartupAudit.warnings(settings(site: site, http: nil))
+    #expect(warnings == ["MQTT password file \(path) is readable by a group other than the service's (mode 640); "
+                         + "chgrp it to the service's group or chmod g-r it (0600, or 0640 with the service's group, is fine)"])
 }
 
 @Test(arguments: [("0.0.0.0:9464", nil, true), ("192.168.1.2:9464", "t0ken", false), ("127.0.0.1:9464", nil, false),

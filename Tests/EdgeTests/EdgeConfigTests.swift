@@ -18,6 +18,7 @@ struct EdgeConfigTests {
             node: hall
             qos: 1
             batch_interval: 1s
+            broker: mqtts://broker.lan
             tls: { ca: /etc/ca.crt }
             include: ["iBeacon:*", "mac:*"]
             """)

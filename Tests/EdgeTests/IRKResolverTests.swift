@@ -89,6 +89,21 @@ struct IRKResolverTests {
         #expect(readings.map(\.mac) == [first.description, second.description, first.description])
     }
 
+    /// Review of edgecli: reports without RSSI went through the id cache and the resolver
+    /// (AES) though they never become readings, unless --print shows them.
+    @Test func reportsWithoutRSSICostNoResolutionWhenNothingPrints() throws {
+        let resolver = try IRKResolver(keys: [known])
+        var readings: [Reading] = []
+        let pipeline = Pipeline(rules: ReadingFilter.Rules(), counters: EdgeCounters(), printer: nil,
+                                resolver: resolver, deliver: { readings.append($0) })
+        var packet = [HCIPacketType.event.rawValue]
+        AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: try rpa(known, 7),
+                                            data: [0x02, 0x01, 0x1A], rssi: nil, to: &packet)
+        packet.withUnsafeBytes { pipeline.handle(h4: $0, at: 1) }
+        #expect(resolver.attempts == 0)
+        #expect(readings.isEmpty)
+    }
+
     @Test func excludeGlobsApplyToResolvedIds() throws {
         var readings: [Reading] = []
         let pipeline = Pipeline(rules: ReadingFilter.Rules(exclude: [Glob("irk:*")]), counters: EdgeCounters(), printer: nil,

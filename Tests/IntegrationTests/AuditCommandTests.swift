@@ -125,12 +125,25 @@ func simulateNeverWritesTwoFilesIntoOne() throws {
 }
 
 /// A file that is no capture fails clearly (exit 1, the reason on standard error) instead of
-/// printing one JSON error and exiting 0; /dev/zero is refused by its header, not read whole.
-@Test(arguments: ["/etc/passwd", "/dev/zero"])
-func decodeRefusesAFileThatIsNoCapture(path: String) throws {
+/// printing one JSON error and exiting 0; /dev/zero is refused as no file, not read whole.
+@Test(arguments: [("/etc/passwd", "is not a btsnoop capture"), ("/dev/zero", "is not a regular file")])
+func decodeRefusesAFileThatIsNoCapture(path: String, says: String) throws {
     let run = try #require(try whereabouts(["decode", "--btsnoop", path]))
     #expect(run.status == 1, "\(run)")
-    #expect(run.errors.contains("\(path) is not a btsnoop capture"), "\(run.errors)")
+    #expect(run.errors.contains("\(path) \(says)"), "\(run.errors)")
+    #expect(run.output.isEmpty)
+}
+
+/// Review of edgecli: --btsnoop opened the path twice, so on a FIFO the header check ate the
+/// header (stdout said "not a btsnoop file", stderr "damaged"); with no writer it hung in open.
+@Test
+func decodeRefusesAPipeForACapture() throws {
+    let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    let run = try #require(try whereabouts(["decode", "--btsnoop", fifo]))
+    #expect(run.status == 1, "\(run)")
+    #expect(run.errors.contains("\(fifo) is not a regular file"), "\(run.errors)")
     #expect(run.output.isEmpty)
 }
 

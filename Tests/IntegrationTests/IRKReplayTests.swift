@@ -1,3 +1,4 @@
+import BLE
 import Foundation
 import MQTT
 import Testing
@@ -118,4 +119,34 @@ func withoutTheKeyThePhoneIsDropped() async throws {
     #expect(sameReadings(readings, expected))
     let adverts = try #require(telemetry(collector.messages, topic: topics.telemetry).last?["adverts"] as? Int)
     #expect(adverts > readings.count + 100, "the phones were heard, and dropped")
+}
+
+/// --print names an IRK-resolved phone by the id it is published under (`irk:<key hex>`), also
+/// for a report without RSSI, which is printed though it never becomes a reading; an address
+/// one bit off resolves to nothing and prints a null id. The Core spec's sample: key
+/// ec0234a357c8ad05341010a60a397d9b makes 70:81:94:0d:fb:aa.
+@Test(.timeLimit(.minutes(1)))
+func printNamesAResolvedPhoneByItsIRKId() async throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("irk-print-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let keys = dir.appendingPathComponent("irks.yaml")
+    try "- { id: phone-jane, key: \"\(phoneKey)\" }\n".write(to: keys, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keys.path)
+    let heard: [(UInt64, Int8?)] = [(0x708194_0DFBAA, -61), (0x708194_0DFBAA, nil), (0x708194_0DFBAB, -62)]
+    let edge = try EdgeProcess(["--node", "desk", "--broker", "mqtt://127.0.0.1:1", "--stdin", "--print", "--irks-file", keys.path,
+                                "--flush-timeout", "0"])
+    for (address, rssi) in heard {
+        var packet = [HCIPacketType.event.rawValue]
+        AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: BluetoothAddress(rawValue: address),
+                                            data: [0x02, 0x01, 0x1A], rssi: rssi, to: &packet)
+        edge.write(packet.map { String(format: "%02x", $0) }.joined() + "\n")
+    }
+    edge.closeInput()
+    #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+    let printed = edge.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(printed.map { $0["mac"] as? String } == ["70:81:94:0d:fb:aa", "70:81:94:0d:fb:aa", "70:81:94:0d:fb:ab"], "\(edge.stdout)")
+    #expect(printed.map { $0["id"] as? String } == ["irk:\(phoneKey)", "irk:\(phoneKey)", nil])
+    #expect(printed.map { $0["kind"] as? String } == ["irk", "irk", nil])
+    #expect(printed.map { $0["rssi"] as? Int } == [-61, nil, -62])
 }

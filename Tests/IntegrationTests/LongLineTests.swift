@@ -40,6 +40,24 @@ struct LongLineTests {
         #expect(edge.stderr.contains("skipped a line of \(64 << 20) bytes on stdin"), "\(edge.stderr)")
     }
 
+    /// A resource bound, not a timing: the edge's peak resident memory (VmHWM, the kernel's
+    /// own high-water mark) after a 300 MiB line stays far below the line, as its reader
+    /// holds at most one line limit (64 KiB) of it.
+    @Test(.timeLimit(.minutes(3)))
+    func edgeMemoryStaysBoundedOnAHugeLine() async throws {
+        let edge = try EdgeProcess(["--node", "desk", "--broker", "mqtt://127.0.0.1:1", "--stdin"])
+        feedLongLine(edge, mebibytes: 300)
+        edge.write("\n")
+        // Every write but the pipe's last 64 KiB has been read by now: the peak is reached.
+        let status = try String(contentsOfFile: "/proc/\(edge.process.processIdentifier)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        let kibibytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+        #expect(kibibytes < 100 * 1024, "\(line)")
+        edge.closeInput()
+        #expect(await edge.exitStatus() == 0, "\(edge.stderr)")
+        #expect(edge.stderr.contains("skipped a line of \(300 << 20) bytes on stdin"), "\(edge.stderr)")
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func decodeReportsTheLongLineAndDecodesTheNext() async throws {
         let packet = try #require(try goldenPackets().first)

@@ -37,7 +37,9 @@ func watchWithoutTheCAIsRefused() async throws {
     let user = TLSBroker.aggregatorUser
     let watch = try EdgeProcess(["watch", "--broker", broker.url, "--username", user, "--password-file", broker.passwordFile(user),
                                  "--for", "3", "--table-every", "0"], tool: "whereabouts")
-    #expect(await watch.exitStatus(timeout: 20) == 0, "\(watch.stderr)")
+    // Review of edgecli: a watch that never connected exited 0.
+    #expect(await watch.exitStatus(timeout: 20) == 1, "\(watch.stderr)")
+    #expect(watch.stderr.contains("never connected to \(broker.url)"), "\(watch.stderr)")
     #expect(!watch.stdout.contains("connected;"), "\(watch.stdout)")
     #expect(watch.stdout.contains("certificate verify failed"), "\(watch.stdout)")
 }
