@@ -27,6 +27,15 @@ public struct Ingest: Sendable {
         /// node's clock error plus the shortest transit.
         public var clockOffset: Double?
         public var lastArrival: Double = 0
+        /// Times `seq` went back to start a new sequence (an edge restarted), or returned to the
+        /// sequence left at the last one (two edges with this node's name).
+        public var restarts: UInt64 = 0
+        /// The time of the batch with `lastSeq`: a lower `seq` with an older time is late.
+        var lastT = -Double.infinity
+        /// The `seq` the stream had when it last started a new sequence.
+        var leftSeq: UInt64?
+        var restartWindow = (since: -Double.infinity, count: 0)
+        var sharedNameWarned = false
         var clock = ClockEstimate()
         var recent = RecentBatches()
         var ahead: AheadRun?
@@ -108,6 +117,18 @@ public struct Ingest: Sendable {
     /// aggregator that was away that long starts with no stream to compare with).
     public static let sequenceWindow: UInt64 = 100_000
 
+    /// More restarts than this within a minute of arrivals are not an edge rebooting but two
+    /// edges publishing under one node name, each making the other's `seq` go back.
+    public static let restartsPerMinute = 3
+
+    /// Something about a node's sequence worth one log line (the aggregator logs it).
+    public enum StreamNotice: Sendable, Equatable {
+        /// The node's first restart: `seq` went back from `from` to `to`.
+        case restarted(from: UInt64, to: UInt64)
+        /// More than `restartsPerMinute` restarts in a minute, once per node.
+        case sharedName(restarts: Int)
+    }
+
     public let topics: Topics
     public let clockMode: ClockMode
     /// Offsets smaller than this are transit, not a wrong clock, and are left alone.
@@ -116,6 +137,8 @@ public struct Ingest: Sendable {
     public private(set) var nodes: [String: NodeStream] = [:]
     /// The last batch refused for its node, clock or seq (not for its bytes): for the log line.
     public private(set) var refused: BatchHeader?
+    /// Set by the accepted batch that made it so, nil after any other: for the log line.
+    public private(set) var notice: StreamNotice?
 
     public init(topics: Topics, knownNodes: some Sequence<String>, clockMode: ClockMode = .node, clockTolerance: Double = 1.0) {
         self.topics = topics
@@ -201,13 +224,15 @@ public struct Ingest: Sendable {
     /// texts: a refused batch costs no string (the aggregator logs the first of each itself).
     private mutating func admit(_ batch: BatchHeader, topicNode: String, arrival: Double) -> PayloadError? {
         refused = batch
+        notice = nil
         guard batch.node == topicNode else { return PayloadError(.nodeMismatch, "the topic names another node than the payload") }
         guard knownNodes.contains(batch.node) else { return PayloadError(.unknownNode, "a node the site file does not name") }
-        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
-            return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
-        }
+        // A replay first: a copy of a batch accepted already must not end or restart a run ahead.
         if let stream = nodes[batch.node], stream.recent.contains(seq: batch.seq, t: batch.t) {
             return PayloadError(.replayed, "a batch accepted already (the same seq and t)")
+        }
+        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
+            return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
         }
         return nil
     }
@@ -219,8 +244,10 @@ public struct Ingest: Sendable {
     /// past every other node's readings, which would then be late).
     private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
         // In place: a copy of the stream would copy its ring of recent batches.
+        var notice: StreamNotice?
         let shift = nodes[batch.node, default: NodeStream()]
-            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance)
+            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance, notice: &notice)
+        self.notice = notice
         batch.t += shift
         return shift
     }
@@ -253,10 +280,9 @@ extension Ingest.NodeStream {
 
     /// Counts an accepted batch; returns the shift onto the aggregator's clock: the node's
     /// estimated clock error when that is larger than transit, or to arrival in `.arrival` mode.
-    mutating func record(_ batch: BatchHeader, readings: Int, arrival: Double, mode: Ingest.ClockMode, tolerance: Double) -> Double {
-        // A jump beyond the window is a new sequence, not that many batches lost.
-        if let last = lastSeq, batch.seq > last, batch.seq - last <= Ingest.sequenceWindow { missedBatches += batch.seq - last - 1 }
-        lastSeq = batch.seq
+    mutating func record(_ batch: BatchHeader, readings: Int, arrival: Double, mode: Ingest.ClockMode, tolerance: Double,
+                         notice: inout Ingest.StreamNotice?) -> Double {
+        notice = sequence(batch, arrival: arrival)
         recent.insert(seq: batch.seq, t: batch.t)
         batches += 1
         self.readings += UInt64(readings)
@@ -268,5 +294,52 @@ extension Ingest.NodeStream {
         case .arrival: return sample
         case .node: return abs(offset) > tolerance ? offset : 0
         }
+    }
+}
+
+extension Ingest.NodeStream {
+    /// Places an accepted batch in the node's sequence: a gap counts missed batches; a lower
+    /// `seq` with an older time within `recentBatches` is a late batch filling a gap counted
+    /// before; any other lower `seq` starts a new sequence (an edge restarted), as does a jump
+    /// beyond `sequenceWindow`; a `seq` just after the one left at the last restart returns to
+    /// that sequence (two edges share the node's name) and counts its gap from there.
+    mutating func sequence(_ batch: BatchHeader, arrival: Double) -> Ingest.StreamNotice? {
+        let window = UInt64(Ingest.recentBatches)
+        guard let last = lastSeq else { return follow(batch) }
+        if batch.seq > last, batch.seq - last <= window { return follow(batch, gap: batch.seq - last - 1) }
+        if let left = leftSeq, batch.seq > left, batch.seq - left <= window {
+            return restart(batch, arrival: arrival, gap: batch.seq - left - 1)
+        }
+        if batch.seq >= last {
+            let ahead = batch.seq - last
+            return follow(batch, gap: ahead == 0 || ahead > Ingest.sequenceWindow ? 0 : ahead - 1)
+        }
+        if last - batch.seq <= window, batch.t < lastT {
+            if missedBatches > 0 { missedBatches -= 1 }
+            return nil
+        }
+        return restart(batch, arrival: arrival, gap: 0)
+    }
+
+    private mutating func follow(_ batch: BatchHeader, gap: UInt64 = 0) -> Ingest.StreamNotice? {
+        missedBatches += gap
+        lastSeq = batch.seq
+        lastT = batch.t
+        return nil
+    }
+
+    /// A new sequence from `batch`; the one left is remembered to recognise a return to it.
+    private mutating func restart(_ batch: BatchHeader, arrival: Double, gap: UInt64) -> Ingest.StreamNotice? {
+        let from = lastSeq ?? 0
+        leftSeq = lastSeq
+        _ = follow(batch, gap: gap)
+        restarts += 1
+        if arrival - restartWindow.since > 60 { restartWindow = (arrival, 0) }
+        restartWindow.count += 1
+        if restartWindow.count > Ingest.restartsPerMinute, !sharedNameWarned {
+            sharedNameWarned = true
+            return .sharedName(restarts: restartWindow.count)
+        }
+        return restarts == 1 ? .restarted(from: from, to: batch.seq) : nil
     }
 }
