@@ -39,6 +39,9 @@ public struct Ingest: Sendable {
         var clock = ClockEstimate()
         var recent = RecentBatches()
         var ahead: AheadRun?
+        /// The clock error (`clockOffset`) at the node's last accepted batch, and its arrival:
+        /// the bound for `clock_ahead` is measured from it, for `trustSpan` after.
+        var trusted = (offset: 0.0, at: -Double.infinity)
         /// Seconds the node's latest refused batch was stamped after its arrival (`clock_ahead`).
         public var refusedAhead: Double? { ahead.map { -$0.sample } }
     }
@@ -64,10 +67,14 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// An unbroken run of a node's batches stamped too far ahead: when it began and last had
-    /// one (arrivals), and the latest one's arrival minus batch time.
+    /// A run of a node's batches stamped too far ahead, all agreeing on how far: when it began
+    /// and last had one (arrivals), its first and latest arrival minus batch time, its batches.
     struct AheadRun: Sendable {
-        var since: Double, last: Double, sample: Double
+        var since: Double, last: Double, first: Double, sample: Double, count: Int
+
+        init(_ sample: Double, at arrival: Double) {
+            (since, last, first, self.sample, count) = (arrival, arrival, sample, sample, 1)
+        }
     }
 
     /// The least of arrival minus batch time over two windows of arrivals. Transit only adds
@@ -88,12 +95,6 @@ public struct Ingest: Sendable {
             current = min(current, sample)
             return min(current, previous)
         }
-
-        /// The estimate `add` would start from at `arrival`: infinity when no sample is recent.
-        func estimate(at arrival: Double, window: Double) -> Double {
-            if arrival - since >= 2 * window { return .infinity }
-            return arrival - since >= window ? current : min(current, previous)
-        }
     }
 
     /// Seconds of arrivals per window of the clock estimate.
@@ -107,6 +108,17 @@ public struct Ingest: Sendable {
     /// aggregator's own clock behind) and is corrected. Twice the 30 s step the estimate
     /// follows at once (`ClockRegressionTests`).
     public static let maxAhead = 60.0
+
+    /// Seconds a node's last trusted clock error bounds `clock_ahead` after its last accepted
+    /// batch: a node sending once a minute, or silent for a while, keeps its correction.
+    public static let trustSpan = 600.0
+
+    /// A run ahead is trusted once it has this many batches over at least `clockWindow` of
+    /// arrivals, gaps between them up to `trustSpan`, their clock errors agreeing within
+    /// `runAgreement` seconds: an edge may send once a minute, and a clock steadily ahead
+    /// agrees with itself where forged batches need to.
+    public static let runBatches = 3
+    public static let runAgreement = 5.0
 
     /// Accepted batches per node remembered to recognise a replay: 16 s of an edge's batches at
     /// 4 a second, more than a broker's redelivery after a reconnect reaches back.
@@ -255,22 +267,25 @@ public struct Ingest: Sendable {
 
 extension Ingest.NodeStream {
     /// Whether a batch whose arrival minus batch time is `sample` has a plausible time: not more
-    /// than `maxAhead` ahead of the node's known clock error, or ahead in a run of such batches
-    /// that has lasted a whole clock window (then the node's clock is ahead: trusted and
-    /// corrected). A batch within the bound ends the run: the ones ahead were isolated.
+    /// than `maxAhead` ahead of the node's last trusted clock error, or ahead in a run of such
+    /// batches that agree and has lasted a whole clock window (then the node's clock is ahead:
+    /// trusted and corrected). A batch within the bound ends the run: the ones ahead were isolated.
     mutating func admitsTime(_ sample: Double, at arrival: Double) -> Bool {
-        let known = min(0, clock.estimate(at: arrival, window: Ingest.clockWindow))
+        let known = arrival - trusted.at <= Ingest.trustSpan ? min(0, trusted.offset) : 0
         // Written so that a time that is no number is refused too.
         if sample >= known - Ingest.maxAhead {
             ahead = nil
             return true
         }
         guard sample.isFinite else { return false }
-        var run = ahead ?? Ingest.AheadRun(since: arrival, last: arrival, sample: sample)
-        if arrival - run.last > Ingest.clockWindow { run = Ingest.AheadRun(since: arrival, last: arrival, sample: sample) }
+        var run = Ingest.AheadRun(sample, at: arrival)
+        if let previous = ahead, arrival - previous.last <= Ingest.trustSpan, abs(sample - previous.first) <= Ingest.runAgreement {
+            run = previous
+            run.count += 1
+        }
         run.last = arrival
         run.sample = sample
-        guard arrival - run.since >= Ingest.clockWindow else {
+        guard run.count >= Ingest.runBatches, arrival - run.since >= Ingest.clockWindow else {
             ahead = run
             return false
         }
@@ -290,6 +305,7 @@ extension Ingest.NodeStream {
         let sample = arrival - batch.t
         let offset = clock.add(sample, at: arrival, window: Ingest.clockWindow)
         clockOffset = offset
+        trusted = (offset, arrival)
         switch mode {
         case .arrival: return sample
         case .node: return abs(offset) > tolerance ? offset : 0

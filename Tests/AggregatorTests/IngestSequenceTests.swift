@@ -126,3 +126,47 @@ private final class Lines: Sendable {
     #expect(logged.allSatisfy { !$0.contains("\n") && !$0.contains("\u{1b}") })
     #expect(logged.first?.contains(#"x\u{a}whereabouts-aggregator: all fine\u{1b}[2J"#) == true)
 }
+
+// Found by the same review: the bound for `clock_ahead` was measured from a clock estimate
+// forgotten after two clock windows of silence, and a run ahead restarted after any gap over
+// 5 s, so a node 61 s ahead sending every 6 s was refused 200/200 forever, and one sending 4/s
+// was refused again for 5 s after every silence of 5.1 s.
+
+@Test(arguments: [(ahead: 61.0, every: 6.0), (3600, 5.5), (61, 60)])
+func aNodeAheadSendingSeldomIsAcceptedAfterARun(ahead: Double, every: Double) throws {
+    var ingest = Ingest(topics: Topics(), knownNodes: ["kitchen"])
+    var refused = 0
+    for k in 0..<200 {
+        let at = 1000 + Double(k) * every
+        if ingest.refusal(batch(seq: UInt64(k + 1), t: at + ahead), arrival: at + 0.02) != nil { refused += 1 }
+    }
+    #expect(refused == Ingest.runBatches - 1)
+    #expect(ingest.nodes["kitchen"].map { abs($0.clockOffset! + ahead - 0.02) < 1e-6 } == true)
+}
+
+@Test func aSilenceAfterACorrectionRefusesNothingNew() {
+    var ingest = Ingest(topics: Topics(), knownNodes: ["kitchen"])
+    var refused = 0, seq: UInt64 = 1
+    for minute in 0..<5 {
+        // 4 a second for 54 s, then silent for 6 s.
+        for k in 0..<216 {
+            let at = 1000 + Double(minute) * 60 + Double(k) * 0.25
+            if ingest.refusal(batch(seq: seq, t: at + 61), arrival: at + 0.02) != nil { refused += 1 }
+            seq += 1
+        }
+    }
+    // Only the first run, before the clock was known.
+    #expect(refused == Int(Ingest.clockWindow / 0.25))
+}
+
+@Test func aRunAheadWhoseBatchesDisagreeIsNotTrusted() {
+    var ingest = Ingest(topics: Topics(), knownNodes: ["kitchen"])
+    var refused = 0
+    for k in 0..<40 {
+        let at = 1000 + Double(k) * 0.25
+        // Forged batches 100 s to 3600 s ahead, never within 5 s of each other in turn.
+        let ahead = k.isMultiple(of: 2) ? 100.0 : 3600.0
+        if ingest.refusal(batch(seq: UInt64(k + 1), t: at + ahead), arrival: at + 0.02) == .clockAhead { refused += 1 }
+    }
+    #expect(refused == 40)
+}
