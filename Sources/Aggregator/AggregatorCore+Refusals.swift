@@ -26,7 +26,7 @@ extension AggregatorCore {
             clockGauge(site).set(ahead)
         }
         guard loggedRefusals.insert(RefusalKey(node: site, reason: error.reason)).inserted else { return }
-        log(refusalLine(error, node: node) + "; later \(error.reason.rawValue) refusals from "
+        log(refusalLine(error, node: printable(node)) + "; later \(error.reason.rawValue) refusals from "
             + (site.map { "node \($0)" } ?? "nodes outside the site") + " are only counted (whereabouts_rejected_total)")
     }
 
@@ -50,9 +50,22 @@ extension AggregatorCore {
 
     /// The node's clock error after an accepted batch: the node's clock minus this server's,
     /// less the shortest transit.
+    /// Also logs what the batch told of the node's sequence (`Ingest.notice`): this is the one
+    /// call the core makes for every accepted batch.
     func observeClock(node: String) {
+        if let notice = ingest.notice { log(noticeLine(notice, node: node)) }
         guard let offset = ingest.nodes[node]?.clockOffset else { return }
         clockGauge(node).set(-offset)
+    }
+
+    private func noticeLine(_ notice: Ingest.StreamNotice, node: String) -> String {
+        switch notice {
+        case .restarted(let from, let to):
+            return "node \(node)'s seq went back from \(from) to \(to): an edge restarted; if this repeats, two edges may share the node name"
+        case .sharedName(let restarts):
+            return "node \(node)'s seq went back or returned \(restarts) times within a minute: two edges likely share the node name "
+                + "(their readings are mixed); later restarts are only counted"
+        }
     }
 
     /// `node` is a site node (`Ingest` accepts no other): as many gauges as the site has nodes.
@@ -62,6 +75,21 @@ extension AggregatorCore {
         clockGauges[node] = gauge
         return gauge
     }
+}
+
+/// A topic's node name as a log line may carry it: anyone may publish any topic, and a control
+/// character (a newline, an escape sequence) must not forge or garble lines of the log.
+func printable(_ name: String) -> String {
+    guard name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return name }
+    var out = ""
+    for scalar in name.unicodeScalars {
+        if scalar.properties.generalCategory == .control {
+            out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// Seconds with a millisecond, as a log line reads them.

@@ -8,9 +8,11 @@ import Wire
 /// refused"). A replay is exactly a batch the node's stream has had: the same (`seq`, `t`) as
 /// one of its last `recentBatches` accepted, whatever the clock mode, so neither a batch with a
 /// wild `seq` or time nor an edge restarting with its clock behind makes later batches replays.
-/// A batch stamped more than `maxAhead` after its arrival (beyond the node's known clock error)
-/// is refused while it is alone; once such batches have come for a whole clock window, and none
-/// within the bound among them, the node's clock is ahead and is corrected as any other.
+/// A batch stamped more than `maxAhead` after its arrival (beyond the node's last trusted clock
+/// error) is refused while it is alone; once `runBatches` such batches agreeing on the error have
+/// come over a whole clock window, and none within the bound among them, the node's clock is
+/// ahead and is corrected as any other. A lower `seq` is late, a return or a restart
+/// (`Ingest+Sequence.swift`), never a gap counted twice.
 ///
 /// Pure: no I/O and no clock; the caller passes each message's arrival time.
 public struct Ingest: Sendable {
@@ -27,9 +29,21 @@ public struct Ingest: Sendable {
         /// node's clock error plus the shortest transit.
         public var clockOffset: Double?
         public var lastArrival: Double = 0
+        /// Times `seq` went back to start a new sequence (an edge restarted), or returned to the
+        /// sequence left at the last one (two edges with this node's name).
+        public var restarts: UInt64 = 0
+        /// The time of the batch with `lastSeq`: a lower `seq` with an older time is late.
+        var lastT = -Double.infinity
+        /// The `seq` the stream had when it last started a new sequence.
+        var leftSeq: UInt64?
+        var restartWindow = (since: -Double.infinity, count: 0)
+        var sharedNameWarned = false
         var clock = ClockEstimate()
         var recent = RecentBatches()
         var ahead: AheadRun?
+        /// The clock error (`clockOffset`) at the node's last accepted batch, and its arrival:
+        /// the bound for `clock_ahead` is measured from it, for `trustSpan` after.
+        var trusted = (offset: 0.0, at: -Double.infinity)
         /// Seconds the node's latest refused batch was stamped after its arrival (`clock_ahead`).
         public var refusedAhead: Double? { ahead.map { -$0.sample } }
     }
@@ -55,10 +69,14 @@ public struct Ingest: Sendable {
         }
     }
 
-    /// An unbroken run of a node's batches stamped too far ahead: when it began and last had
-    /// one (arrivals), and the latest one's arrival minus batch time.
+    /// A run of a node's batches stamped too far ahead, all agreeing on how far: when it began
+    /// and last had one (arrivals), its first and latest arrival minus batch time, its batches.
     struct AheadRun: Sendable {
-        var since: Double, last: Double, sample: Double
+        var since: Double, last: Double, first: Double, sample: Double, count: Int
+
+        init(_ sample: Double, at arrival: Double) {
+            (since, last, first, self.sample, count) = (arrival, arrival, sample, sample, 1)
+        }
     }
 
     /// The least of arrival minus batch time over two windows of arrivals. Transit only adds
@@ -79,12 +97,6 @@ public struct Ingest: Sendable {
             current = min(current, sample)
             return min(current, previous)
         }
-
-        /// The estimate `add` would start from at `arrival`: infinity when no sample is recent.
-        func estimate(at arrival: Double, window: Double) -> Double {
-            if arrival - since >= 2 * window { return .infinity }
-            return arrival - since >= window ? current : min(current, previous)
-        }
     }
 
     /// Seconds of arrivals per window of the clock estimate.
@@ -98,6 +110,17 @@ public struct Ingest: Sendable {
     /// aggregator's own clock behind) and is corrected. Twice the 30 s step the estimate
     /// follows at once (`ClockRegressionTests`).
     public static let maxAhead = 60.0
+
+    /// Seconds a node's last trusted clock error bounds `clock_ahead` after its last accepted
+    /// batch: a node sending once a minute, or silent for a while, keeps its correction.
+    public static let trustSpan = 600.0
+
+    /// A run ahead is trusted once it has this many batches over at least `clockWindow` of
+    /// arrivals, gaps between them up to `trustSpan`, their clock errors agreeing within
+    /// `runAgreement` seconds: an edge may send once a minute, and a clock steadily ahead
+    /// agrees with itself where forged batches need to.
+    public static let runBatches = 3
+    public static let runAgreement = 5.0
 
     /// Accepted batches per node remembered to recognise a replay: 16 s of an edge's batches at
     /// 4 a second, more than a broker's redelivery after a reconnect reaches back.
@@ -116,6 +139,8 @@ public struct Ingest: Sendable {
     public private(set) var nodes: [String: NodeStream] = [:]
     /// The last batch refused for its node, clock or seq (not for its bytes): for the log line.
     public private(set) var refused: BatchHeader?
+    /// Set by the accepted batch that made it so, nil after any other: for the log line.
+    public private(set) var notice: StreamNotice?
 
     public init(topics: Topics, knownNodes: some Sequence<String>, clockMode: ClockMode = .node, clockTolerance: Double = 1.0) {
         self.topics = topics
@@ -201,13 +226,15 @@ public struct Ingest: Sendable {
     /// texts: a refused batch costs no string (the aggregator logs the first of each itself).
     private mutating func admit(_ batch: BatchHeader, topicNode: String, arrival: Double) -> PayloadError? {
         refused = batch
+        notice = nil
         guard batch.node == topicNode else { return PayloadError(.nodeMismatch, "the topic names another node than the payload") }
         guard knownNodes.contains(batch.node) else { return PayloadError(.unknownNode, "a node the site file does not name") }
-        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
-            return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
-        }
+        // A replay first: a copy of a batch accepted already must not end or restart a run ahead.
         if let stream = nodes[batch.node], stream.recent.contains(seq: batch.seq, t: batch.t) {
             return PayloadError(.replayed, "a batch accepted already (the same seq and t)")
+        }
+        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
+            return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
         }
         return nil
     }
@@ -219,8 +246,10 @@ public struct Ingest: Sendable {
     /// past every other node's readings, which would then be late).
     private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
         // In place: a copy of the stream would copy its ring of recent batches.
+        var notice: StreamNotice?
         let shift = nodes[batch.node, default: NodeStream()]
-            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance)
+            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance, notice: &notice)
+        self.notice = notice
         batch.t += shift
         return shift
     }
@@ -228,22 +257,25 @@ public struct Ingest: Sendable {
 
 extension Ingest.NodeStream {
     /// Whether a batch whose arrival minus batch time is `sample` has a plausible time: not more
-    /// than `maxAhead` ahead of the node's known clock error, or ahead in a run of such batches
-    /// that has lasted a whole clock window (then the node's clock is ahead: trusted and
-    /// corrected). A batch within the bound ends the run: the ones ahead were isolated.
+    /// than `maxAhead` ahead of the node's last trusted clock error, or ahead in a run of such
+    /// batches that agree and has lasted a whole clock window (then the node's clock is ahead:
+    /// trusted and corrected). A batch within the bound ends the run: the ones ahead were isolated.
     mutating func admitsTime(_ sample: Double, at arrival: Double) -> Bool {
-        let known = min(0, clock.estimate(at: arrival, window: Ingest.clockWindow))
+        let known = arrival - trusted.at <= Ingest.trustSpan ? min(0, trusted.offset) : 0
         // Written so that a time that is no number is refused too.
         if sample >= known - Ingest.maxAhead {
             ahead = nil
             return true
         }
         guard sample.isFinite else { return false }
-        var run = ahead ?? Ingest.AheadRun(since: arrival, last: arrival, sample: sample)
-        if arrival - run.last > Ingest.clockWindow { run = Ingest.AheadRun(since: arrival, last: arrival, sample: sample) }
+        var run = Ingest.AheadRun(sample, at: arrival)
+        if let previous = ahead, arrival - previous.last <= Ingest.trustSpan, abs(sample - previous.first) <= Ingest.runAgreement {
+            run = previous
+            run.count += 1
+        }
         run.last = arrival
         run.sample = sample
-        guard arrival - run.since >= Ingest.clockWindow else {
+        guard run.count >= Ingest.runBatches, arrival - run.since >= Ingest.clockWindow else {
             ahead = run
             return false
         }
@@ -253,10 +285,9 @@ extension Ingest.NodeStream {
 
     /// Counts an accepted batch; returns the shift onto the aggregator's clock: the node's
     /// estimated clock error when that is larger than transit, or to arrival in `.arrival` mode.
-    mutating func record(_ batch: BatchHeader, readings: Int, arrival: Double, mode: Ingest.ClockMode, tolerance: Double) -> Double {
-        // A jump beyond the window is a new sequence, not that many batches lost.
-        if let last = lastSeq, batch.seq > last, batch.seq - last <= Ingest.sequenceWindow { missedBatches += batch.seq - last - 1 }
-        lastSeq = batch.seq
+    mutating func record(_ batch: BatchHeader, readings: Int, arrival: Double, mode: Ingest.ClockMode, tolerance: Double,
+                         notice: inout Ingest.StreamNotice?) -> Double {
+        notice = sequence(batch, arrival: arrival)
         recent.insert(seq: batch.seq, t: batch.t)
         batches += 1
         self.readings += UInt64(readings)
@@ -264,6 +295,7 @@ extension Ingest.NodeStream {
         let sample = arrival - batch.t
         let offset = clock.add(sample, at: arrival, window: Ingest.clockWindow)
         clockOffset = offset
+        trusted = (offset, arrival)
         switch mode {
         case .arrival: return sample
         case .node: return abs(offset) > tolerance ? offset : 0
