@@ -17,7 +17,8 @@ import Darwin
 /// lock a new file while the first still holds the old one). It is made readable by all
 /// (the pid is no secret): a run as another user locks it read-only, since `flock` needs no
 /// write access, and then writes no pid. The lock is named after the database's real path,
-/// so a database reached through a symbolic link has the one lock.
+/// so a database reached through a symbolic link has the one lock; the lock file itself is never
+/// followed through a link, and only a plain file of our own is chmod-ed or written.
 public final class WriterLock: Sendable {
     public let path: String
     private let descriptor: Int32
@@ -26,15 +27,24 @@ public final class WriterLock: Sendable {
     /// (or another `WriterLock` in this one) holds it.
     public init(database: String) throws(WriterLockError) {
         path = Self.realPath(database) + ".lock"
-        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        let writable = fd >= 0
-        // Readable by all whatever the umask: a run as another user can then lock it read-only.
-        if writable { _ = fchmod(fd, 0o644) }
-        if !writable && (errno == EACCES || errno == EROFS) { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        // Never through a symbolic link, and only a plain file of our own is chmod-ed or written:
+        // whoever can write the database's directory must not get a root run to chmod or
+        // truncate a file of their choosing (a `.lock` linked to /etc/shadow).
+        var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        var writable = fd >= 0
+        if !writable && (errno == EACCES || errno == EROFS) { fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
         guard fd >= 0 else {
             let hint = errno == EACCES ? "; another user's run left it unreadable: with no aggregator running, remove it" : ""
             throw WriterLockError(path: path, holder: nil, reason: Self.reason("cannot open") + hint)
         }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+            close(fd)
+            throw WriterLockError(path: path, holder: nil, reason: "not a plain file with one link: with no aggregator running, remove it")
+        }
+        writable = writable && info.st_uid == geteuid()
+        // Readable by all whatever the umask: a run as another user can then lock it read-only.
+        if writable { _ = fchmod(fd, 0o644) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let busy = errno == EWOULDBLOCK
             let message = Self.reason("cannot lock")

@@ -51,6 +51,24 @@ import Testing
         _ = lock
     }
 
+    /// A `.lock` planted as a symbolic link (or a hard link) to another file is refused, and
+    /// that file is neither chmod-ed nor truncated (before: a root run made the target 0644
+    /// and wrote its pid into it; review of the lock).
+    @Test func aLockPlantedAsALinkIsRefusedAndItsTargetLeftAlone() throws {
+        let dir = TempDirectory()
+        let secret = dir.file("secret")
+        try "not yours\n".write(toFile: secret, atomically: false, encoding: .utf8)
+        chmod(secret, 0o600)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("s.db.lock"), withDestinationPath: secret)
+        try FileManager.default.linkItem(atPath: secret, toPath: dir.file("h.db.lock"))
+        for database in [dir.file("s.db"), dir.file("h.db")] {
+            #expect(throws: WriterLockError.self) { try WriterLock(database: database) }
+        }
+        var info = stat()
+        #expect(stat(secret, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "not yours\n")
+    }
+
     @Test func aLockFileThatCannotBeOpenedSaysWhy() throws {
         let dir = TempDirectory()
         #expect(throws: WriterLockError.self) { try WriterLock(database: dir.file("missing/w.db")) }
