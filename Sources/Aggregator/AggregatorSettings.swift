@@ -1,6 +1,7 @@
 import MQTT
 import Positioning
 import Wire
+import SiteModel
 
 /// Everything the aggregator runs with: the site, where the broker and database are, and
 /// how to serve HTTP. Built by the main from flags and the site file.

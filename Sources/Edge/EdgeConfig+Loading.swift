@@ -1,6 +1,7 @@
 import MQTT
 import Options
 public import Wire
+public import SiteModel
 import YAML
 
 /// A bad setting: the message names the key or flag, and the file line when it came from one.

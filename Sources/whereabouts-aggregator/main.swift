@@ -4,6 +4,7 @@ import MQTT
 import Options
 import Positioning
 import Wire
+import SiteModel
 import YAML
 
 let command = Command(

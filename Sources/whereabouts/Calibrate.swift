@@ -2,6 +2,7 @@ import Foundation
 import Options
 import Positioning
 import Wire
+import SiteModel
 
 let calibrateCommand = Command(
     name: "whereabouts calibrate",

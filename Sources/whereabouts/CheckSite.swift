@@ -1,5 +1,6 @@
 import Options
 import Wire
+import SiteModel
 import YAML
 
 let checkSiteCommand = Command(

@@ -1,6 +1,7 @@
 import Options
 import Simulation
 import Wire
+import SiteModel
 import YAML
 #if canImport(Glibc)
 import Glibc

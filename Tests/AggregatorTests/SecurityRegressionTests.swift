@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Wire
+import SiteModel
 @testable import Aggregator
 
 // The start-up audit of issue 9: secrets others can read, HTTP exposed without a token.
