@@ -65,7 +65,7 @@ let package = Package(
 
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
-        .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options", "SiteModel"]),
+        .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
         .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT", "Edge"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
