@@ -29,6 +29,11 @@ public struct ADFields: Hashable, Sendable {
     public struct Name: Hashable, Sendable {
         public let name: LocalName
         public let complete: Bool
+
+        public init(name: LocalName, complete: Bool) {
+            self.name = name
+            self.complete = complete
+        }
     }
 
     /// One service UUID, widened to 128 bits over the Bluetooth base UUID when sent short.
@@ -38,6 +43,12 @@ public struct ADFields: Hashable, Sendable {
         public let bits: Int
         /// Whether it came in a complete list (else an incomplete one).
         public let complete: Bool
+
+        public init(uuid: UUID128, bits: Int, complete: Bool) {
+            self.uuid = uuid
+            self.bits = bits
+            self.complete = complete
+        }
     }
 
     public struct ServiceData: Hashable, Sendable {
@@ -45,12 +56,23 @@ public struct ADFields: Hashable, Sendable {
         /// 16, 32 or 128: the width of the UUID as sent.
         public let bits: Int
         public let data: [UInt8]
+
+        public init(uuid: UUID128, bits: Int, data: [UInt8]) {
+            self.uuid = uuid
+            self.bits = bits
+            self.data = data
+        }
     }
 
     public struct ManufacturerData: Hashable, Sendable {
         /// The company identifier (Bluetooth Assigned Numbers), sent little-endian.
         public let company: UInt16
         public let data: [UInt8]
+
+        public init(company: UInt16, data: [UInt8]) {
+            self.company = company
+            self.data = data
+        }
     }
 
     /// The first name that is valid UTF-8, as `whereabouts decode` has always printed it.
