@@ -14,11 +14,7 @@ let commandOptions: [Option] = [
 let command = Command(
     name: "whereabouts-edge",
     abstract: "hear BLE advertisements and publish RSSI readings over MQTT",
-    usage: ["whereabouts-edge --node NAME --broker URL (--adapter DEV | --monitor | --replay FILE | --stdin) [options]"],
-    options: EdgeSetting.all.map { s in
-        s.valueName.map { Option.value(s.flag, $0, help: s.help, default: s.defaultText, repeatable: s.repeatable) }
-            ?? Option.flag(s.flag, help: s.help)
-    } + commandOptions,
+    options: EdgeSetting.all.map(\.option) + commandOptions,
     discussion: """
         Every option but --config and --check-config is also a key of the config file (batch_max for
         --batch-max, tls: {ca} for --tls-ca, monitor: true for --monitor); a flag wins over its key, and a
