@@ -154,15 +154,8 @@ extension MQTTClientCore {
     /// ends once the callback returns and the loop with it.
     func stopNetwork(graceful: Bool) {
         let (thread, join) = state.withLock { s -> (pthread_t?, Bool) in
-            let earlier = s.stop
-            s.phase = .stopping(graceful: graceful && earlier?.graceful != false,
-                                deadline: earlier?.deadline ?? monotonicSeconds() + 2)
-            guard case .joinable(let thread) = s.thread else { return (nil, false) }
-            guard pthread_equal(thread, pthread_self()) == 0 else {
-                s.thread = .detached(thread)
-                return (thread, false)
-            }
-            return (thread, true)
+            s.requestStop(graceful: graceful)
+            return s.threadToStop()
         }
         wake.signal()
         guard let thread else { return }
@@ -178,8 +171,7 @@ extension MQTTClientCore {
     /// id itself, and only then may `start()` run another.
     fileprivate func networkEnded() {
         state.withLock { s in
-            guard case .detached = s.thread else { return }
-            s.thread = .none
+            if case .detached = s.thread { s.thread = .none }
         }
     }
 }

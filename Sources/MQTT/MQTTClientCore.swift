@@ -50,29 +50,6 @@ final class MQTTClientCore: @unchecked Sendable {
         /// callback itself may have changed it.
         var lostErrno: Int32?
     }
-    /// Where the client is in its life; `start()`, `disconnect()`, the client's end and
-    /// libmosquitto's callbacks move it, only along the transitions of `State`.
-    enum Phase {
-        /// Not started, or a start failed.
-        case idle
-        /// `start()` ran: the network thread connects, is connected, or waits to retry.
-        case started(Link)
-        /// `disconnect()` or the client's end asked the network thread to end (after sending a
-        /// DISCONNECT when `graceful`, by `deadline`); `start()` may begin again once it is joined.
-        case stopping(graceful: Bool, deadline: Double)
-    }
-
-    enum Link { case connecting, connected }
-
-    /// The network thread, from its creation until it has been joined or, detached, has ended.
-    enum NetworkThread {
-        case none
-        case joinable(pthread_t)
-        /// Stopped from inside one of its own callbacks: it cannot be joined, so it is detached
-        /// and clears itself as it ends.
-        case detached(pthread_t)
-    }
-
     /// Signalled by `stopNetwork`: wakes the network thread from its wait between attempts.
     let wake = DispatchSemaphore(value: 0)
     /// Held by whatever opens a socket or stops the client — `start()`, the network thread
@@ -142,10 +119,7 @@ final class MQTTClientCore: @unchecked Sendable {
 
     private func startLocked() throws(MQTTError) {
         let starting = try state.withLock { s throws(MQTTError) -> Bool in
-            if case .started = s.phase { return false }
-            // A disconnect() on another thread has not yet joined the previous thread.
-            guard case .none = s.thread else { throw .invalid("start", "disconnect() still in progress") }
-            s.phase = .started(.connecting)
+            guard try s.begin() else { return false }
             s.failures = 0
             s.reported.removeAll()
             s.connectedAt = nil
@@ -167,7 +141,7 @@ final class MQTTClientCore: @unchecked Sendable {
         } catch {
             // Not started: a later start() must not find this one half done.
             captureErrors(false)
-            state.withLock { s in s.phase = .idle }
+            state.withLock { s in s.abandonStart() }
             throw error
         }
     }
@@ -203,11 +177,7 @@ final class MQTTClientCore: @unchecked Sendable {
         // closing after it (NO_CONN) for the end it was asked for, not for a lost connection.
         // Under `lifecycle`, no socket is being opened meanwhile: none means none to come.
         let connected: Bool? = lifecycle.withLock { _ in
-            let wasStarted = state.withLock { s in
-                guard case .started = s.phase else { return false }
-                s.phase = .stopping(graceful: true, deadline: monotonicSeconds() + 2)
-                return true
-            }
+            let wasStarted = state.withLock { s in s.beginDisconnect() }
             guard wasStarted else { return nil }
             // Without a connection there is no DISCONNECT to send: the thread just ends
             // (leaving its backoff or its attempt).
@@ -278,8 +248,7 @@ final class MQTTClientCore: @unchecked Sendable {
         }
         captureErrors(false)
         let subscriptions = state.withLock { s in
-            // A CONNACK that comes after a stop was asked for does not undo it.
-            if case .started = s.phase { s.phase = .started(.connected) }
+            s.linkUp()
             s.failures = 0
             s.connectedAt = monotonicSeconds()
             return s.subscriptions
@@ -291,29 +260,12 @@ final class MQTTClientCore: @unchecked Sendable {
 
     func didDisconnect(_ rc: Int32, errno error: Int32) {
         state.withLock { s in
-            if case .started(.connected) = s.phase { s.phase = .started(.connecting) }
+            s.linkDown()
             if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { s.lostErrno = error }
         }
         // A failure, of a connection or of an attempt (a handshake, a refused TCP connection),
         // is reported by the network thread with its reason; only our own DISCONNECT is here.
         if rc == 0 { deliver(.disconnected(code: 0, reason: "disconnected")) }
-    }
-}
-
-extension MQTTClientCore.State {
-    /// The connection as the client reports it: only a started client has one.
-    var connection: ConnectionState {
-        switch phase {
-        case .idle, .stopping: .idle
-        case .started(.connecting): .connecting
-        case .started(.connected): .connected
-        }
-    }
-
-    /// The stop asked for, nil while the client is idle or started.
-    var stop: (graceful: Bool, deadline: Double)? {
-        guard case .stopping(let graceful, let deadline) = phase else { return nil }
-        return (graceful, deadline)
     }
 }
 
