@@ -52,7 +52,7 @@ let package = Package(
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
@@ -60,13 +60,13 @@ let package = Package(
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "SiteModel", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics"],
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics", "Options"],
                 swiftSettings: hotPath),
 
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT", "Edge"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "SiteModel", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

@@ -7,12 +7,12 @@ import YAML
 let decodeCommand = Command(
     name: "whereabouts decode",
     abstract: "decode HCI packets, btsnoop captures or AD payloads to JSON",
-    usage: ["whereabouts decode [--hex HEX | --ad HEX | --btsnoop FILE]      (stdin: H4 hex lines)"],
     options: [
-        .value("hex", "HEX", help: "One H4 packet in hex (04 3e …)."),
-        .value("ad", "HEX", help: "An advertising data payload alone (AD structures)."),
-        .value("btsnoop", "FILE", help: "A btsnoop capture (datalink 1001, 1002 or 2001, as btmon -w and Android write)."),
+        .value("hex", "HEX", help: "One H4 packet in hex (04 3e …).", group: "input"),
+        .value("ad", "HEX", help: "An advertising data payload alone (AD structures).", group: "input"),
+        .value("btsnoop", "FILE", help: "A btsnoop capture (datalink 1001, 1002 or 2001, as btmon -w and Android write).", group: "input"),
     ],
+    usageNote: "(stdin: H4 hex lines)",
     discussion: """
         Prints one JSON object per advertising report: event, addr, addr_type, random_kind, event_type,
         rssi, tx_power (a frame's measured power at 1 m, else the AD TX Power Level, else the extended
