@@ -83,6 +83,9 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        // docs/protocol.md's examples, decoded by the product's decoders and compared with its writers;
+        // its command lines and metrics checked against the built binaries.
+        .testTarget(name: "ProtocolTests", dependencies: ["Wire", "SiteModel", "YAML", "Positioning", "Aggregator", "Edge", "MQTT", "Metrics"]),
     ],
     swiftLanguageModes: [.v6]
 )
