@@ -164,6 +164,9 @@ import YAML
         let j = try object(e.body)
         let (node, r) = try dialect.reading(topic: topic, payload: Array(e.body.utf8), arrival: 1764410000.25)
         let levels = topic.split(separator: "/").map(String.init)
+        // The example carries every field the dialect reads, so each is checked.
+        let read = dialect == .espresense ? ["id", "mac", "rssi", "rssi@1m"] : ["id", "rssi", "txpower", "uuid", "major", "minor"]
+        try require(read.allSatisfy { j[$0] != nil }, "the example lacks \(read.filter { j[$0] == nil }) of the fields read")
         try require(r.rssi == (j["rssi"] as? NSNumber)?.intValue && r.t == 1764410000.25, "read as \(r)")
         try require(DeviceIDSyntax.problem(r.id) == nil, "made the id \(r.id)")
         switch dialect {
@@ -191,6 +194,26 @@ import YAML
         let decoded = Site.load(yaml: e.body)
         try require(decoded.problems.isEmpty, "problems: \(decoded.problems.map(\.description))")
         try require(!decoded.site.floors.isEmpty && !decoded.site.nodes.isEmpty, "decoded no floors or nodes")
+        // The Site file table and the example name the same keys (the decoder warns on any it
+        // does not know, so both are keys it reads).
+        let written = keyPaths(try YAML.parse(e.body), "")
+        // A row for a list (`floors`) stands beside its entries' rows.
+        let rows = Set(tableKeys(doc.section("Site file")))
+        let documented = rows.filter { key in !rows.contains { $0.hasPrefix(key + "[") || $0.hasPrefix(key + ".") } }
+        try require(written == documented, "documented, not in the example: \(documented.subtracting(written).sorted()); "
+                    + "in the example, not documented: \(written.subtracting(documented).sorted())")
+    }
+
+    /// The keys a YAML document writes: `mqtt.tls.ca`, `floors[].rooms[].points`; a list of
+    /// mappings adds `[]`, any other value ends the path.
+    static func keyPaths(_ node: ConfigNode, _ path: String) -> Set<String> {
+        if let entries = node.entries {
+            return entries.reduce(into: Set<String>()) { $0.formUnion(keyPaths($1.value, path.isEmpty ? $1.key : path + "." + $1.key)) }
+        }
+        if let items = node.items, !items.isEmpty, items.allSatisfy({ $0.entries != nil }) {
+            return items.reduce(into: Set<String>()) { $0.formUnion(keyPaths($1, path + "[]")) }
+        }
+        return [path]
     }
 
     static func checkEdgeConfig(_ e: ProtocolDocument.Example, _ doc: ProtocolDocument) throws {

@@ -67,6 +67,8 @@ import Metrics
         let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         let text = try #require(exposition, "the aggregator served no /metrics within 10 s: \(log)")
         let served = Self.served(text), documented = try Self.documented()
-        #expect(served == documented, "served, not documented: \(served.subtracting(documented).sorted()); documented, not served: \(documented.subtracting(served).sorted())")
+        #expect(served.count > 30)
+        #expect(served.subtracting(documented).isEmpty, "served, not documented: \(served.subtracting(documented).sorted())")
+        #expect(documented.subtracting(served).isEmpty, "documented, not served: \(documented.subtracting(served).sorted())")
     }
 }
