@@ -27,6 +27,8 @@ struct Multilateration: Locator {
     /// `sigma` in quadrature; 0 turns it off.
     var rangeFloor = 0.25
 
+    var searchesGrid: Bool { true }
+
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
         case 0: return nil
