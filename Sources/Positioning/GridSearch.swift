@@ -42,7 +42,7 @@ struct LossGrid: Sendable {
             for r in 0..<rows {
                 for c in 0..<columns {
                     let p = center(column: c, row: r)
-                    let d = max(distance(p, node.point), 0.3)
+                    let d = max(distance(p, node.point), PathLoss.minimumDistance)
                     let walls = site.wallLoss(floor: f, from: p.xy, to: node.point.xy)
                     loss[n * cellCount + r * columns + c] = Float(slope * Elementary.log(d) + walls)
                 }

@@ -77,10 +77,10 @@ struct Multilateration: Locator {
     func otherFloorsCost(_ obs: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double {
         var cost = 0.0
         for o in obs where !site.nodes[Int(o.node)].floors.contains(fix.floor) {
-            let implied = max(model.distance(rssi: o.rssi, txRef: o.txRef), 0.3)
+            let implied = model.distance(rssi: o.rssi, txRef: o.txRef)
             let near = model.slope * rangeFloor / (sigma * implied)
             let spread = (1 + near * near).squareRoot()
-            let loudest = model.rssi(distance: max(distance(fix.position, o.position), 0.3), txRef: o.txRef)
+            let loudest = model.rssi(distance: distance(fix.position, o.position), txRef: o.txRef)
             let e = (o.rssi - loudest) / (sigma * spread)
             guard e > 0 else { continue }
             cost += Double(min(o.samples, 3)) / 3 * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
@@ -94,7 +94,7 @@ struct Multilateration: Locator {
     func widenNearNodes(_ obs: inout [Observation], model: PathLoss) {
         guard rangeFloor > 0 else { return }
         for i in obs.indices {
-            let implied = max(model.distance(rssi: obs[i].rssi, txRef: obs[i].txRef), 0.3)
+            let implied = model.distance(rssi: obs[i].rssi, txRef: obs[i].txRef)
             let near = model.slope * rangeFloor / (sigma * implied)
             obs[i].spread = (1 + near * near).squareRoot()
         }
@@ -201,7 +201,7 @@ struct Problem {
     /// Standardised residual of one observation at `x`, and the distance.
     @inline(__always)
     func residual(_ o: Observation, at x: Point3) -> (e: Double, d: Double) {
-        let d = max(distance(x, o.position), 0.3)
+        let d = max(distance(x, o.position), PathLoss.minimumDistance)
         let expected = o.txRef - slope * Elementary.log(d) - o.walls
         return ((o.rssi - expected) / (sigma * o.spread), d)
     }
