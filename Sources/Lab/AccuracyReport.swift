@@ -1,3 +1,7 @@
+import Positioning
+import SiteModel
+import Wire
+
 /// SPEC §4's accuracy bars on simulated sites, and the markdown that reports them.
 public enum AccuracyBars {
     public static let median = 0.5

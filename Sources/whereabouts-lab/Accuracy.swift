@@ -1,3 +1,4 @@
+import Lab
 import Foundation
 import Options
 import Positioning
@@ -6,9 +7,9 @@ import Wire
 import SiteModel
 
 let accuracyCommand = Command(
-    name: "whereabouts accuracy",
+    name: "whereabouts-lab accuracy",
     abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
-    usage: ["whereabouts accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--pictures DIR]"],
+    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--pictures DIR]"],
     options: [
         .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
                default: "tools/scenarios"),

@@ -1,5 +1,7 @@
 import Testing
+@testable import Lab
 @testable import Positioning
+import ElementaryFunctions
 import Wire
 import SiteModel
 
@@ -17,7 +19,7 @@ struct WalkOracleTests {
     /// The model's RSSI at `p` for every receiver, plus `shift` dB on all of them.
     static func means(at p: Point3, shift: Double = 0) -> [Double] {
         nodes.indices.map { j in
-            model.intercepts[j] - 10 * model.exponents[j] * Elementary.log10(max(distance(p, nodes[j].point), 0.1)) + shift
+            model.intercepts[j] - 10 * model.exponents[j] * Elementary.log10(max(Lab.distance(p, nodes[j].point), 0.1)) + shift
         }
     }
 
