@@ -7,6 +7,7 @@ import Glibc
 /// `make accuracy` runs `whereabouts-lab accuracy`.
 let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = [
     ("accuracy", "measure each locator's error on simulated sites and the real walks", runAccuracy),
+    ("gate", "fail when a positioning figure got worse than its committed threshold", runGate),
 ]
 
 let top = Command(
@@ -15,7 +16,7 @@ let top = Command(
     usage: ["whereabouts-lab COMMAND [options]"],
     options: [],
     positionals: "COMMAND",
-    discussion: "commands:\n" + subcommands.map { "  \($0.name)  \($0.abstract)" }.joined(separator: "\n")
+    discussion: "commands:\n" + subcommands.map { "  \($0.name.padding(10))\($0.abstract)" }.joined(separator: "\n")
         + "\n\nRun 'whereabouts-lab COMMAND --help' for a command's options.")
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -26,3 +27,7 @@ exit(runTool(top, arguments: arguments) { args in
     if let name = args.positionals.first { throw UsageError("unknown command '\(name)'") }
     throw UsageError("a command is required")
 })
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self + " " : self + String(repeating: " ", count: width - count) }
+}
