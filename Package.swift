@@ -63,7 +63,7 @@ let package = Package(
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
@@ -71,7 +71,7 @@ let package = Package(
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "SiteModel", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics"],
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics", "Options"],
                 swiftSettings: hotPath),
 
         // The lab: what measures positioning, beside the product (see the top of this file).
@@ -80,7 +80,7 @@ let package = Package(
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT", "Edge"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
         .executableTarget(name: "whereabouts-lab", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "YAML", "Options"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "SiteModel", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
