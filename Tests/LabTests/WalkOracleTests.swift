@@ -5,7 +5,7 @@ import ElementaryFunctions
 import Wire
 import SiteModel
 
-/// The walk oracle (Positioning/Evaluation/WalkOracle*.swift): the least-squares fix of the
+/// The walk oracle (Lab/WalkOracle*.swift): the least-squares fix of the
 /// log-distance model from each receiver's mean RSSI at one moment.
 struct WalkOracleTests {
     /// Six receivers on a 12 × 8 m floor at two heights, as the philotuxo receivers are.
