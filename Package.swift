@@ -6,8 +6,9 @@
 // neither Foundation nor a C module.
 //
 // The lab (Lab, whereabouts-lab, LabTests) measures the product and ships in no product: the
-// oracles, the walk and scenario accuracy report, the dataset parser, the track pictures and
-// the accuracy gate. It is a target of this package, not a tools/lab package of its own,
+// walk and scenario accuracy report, the walk oracle, the dataset parser, the track pictures
+// and the accuracy gate. (The simulator's own oracle, Simulation/Oracle*.swift, still lives in
+// Simulation: it reads the simulated channel's internals.) It is a target of this package, not a tools/lab package of its own,
 // because it needs internals of Positioning and Simulation opened only as far as `public`
 // allows (a second package would see the same), because one `swift build --build-tests`
 // with the import check then covers it, and because `make test` runs its gate with the
