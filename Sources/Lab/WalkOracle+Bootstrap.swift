@@ -1,3 +1,7 @@
+import Positioning
+import SiteModel
+import Wire
+
 /// How far a median over a walk's moments could move by chance: a moving-block bootstrap.
 ///
 /// A walk's moments are not independent (the next second's window overlaps this one's and

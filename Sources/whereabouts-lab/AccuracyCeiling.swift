@@ -1,3 +1,4 @@
+import Lab
 import Foundation
 import Positioning
 import Simulation
@@ -103,28 +104,11 @@ private func grouped(_ n: Int) -> String {
     return (n < 0 ? "−" : "") + out
 }
 
-/// What the oracle is, above its table.
+/// The table's heading; what it measures and how to read it is in docs/accuracy.md
+/// ("Reading the tables"), its history in docs/history/accuracy-2026-11.md.
 let ceilingIntro = """
+
     ### The model's ceiling on each simulated site (an oracle, not a locator)
-
-    What a maximum-likelihood estimator with the simulator's exact model gets on these exact data. At each whole
-    second of true time while a device is present: each node's **mean** RSSI from the simulator's own channel (no
-    fading, no packet loss: what infinite averaging of a still device would give), the nodes whose full mean reaches
-    the scenario's sensitivity (\(minus(String(format: "%.0f", ChannelEffects().sensitivity))) dBm unless it says
-    otherwise), and the least-squares position in dB (equal Gaussian errors) under the channel's own path loss (its
-    exponent, walls with their open doorways, floors), on the device's true floor at its true height (a 2-D search).
-    The search: a grid of about \(grouped(Simulation.oracleGridPoints)) points per floor (a step of √(area /
-    points), at least \(String(format: "%.2f", Simulation.oracleFinestStep)) m; path loss and walls per node and
-    point tabulated once), then Levenberg–Marquardt and a compass search on the exact model from the three best
-    distinct points. Each row removes one more fixed error: **engine's errors** keeps shadowing, body, receiver offsets and transmit error (the oracle's
-    model has the announced power and the site's `rx_adj`, as the engine's); **offsets known** has each node's true
-    offset and each device's true power; **shadowing only** subtracts the body too; the last two scale the same
-    shadowing field down to 2 and 1 dB. Errors are 2-D, in metres, over every sample and over the samples in still
-    periods (a minute or more, from \(String(format: "%.0f", SiteScore.settle)) s in, as for flips; each stay is one fix, so these quantiles move in
-    steps); room errors: the fix's room by the site's polygons against the true room (a true position on a shared
-    line is in both). The default's figures are its updates in the same run (every 0.5 s), against the same truth.
-    The last column counts the samples, and those heard by fewer than three nodes.
-
 
     """
 

@@ -1,4 +1,9 @@
-/// SPEC §4's accuracy bars on simulated sites, and the markdown that reports them.
+import Positioning
+import SiteModel
+import Wire
+
+/// The project's accuracy bars on simulated sites (median < 0.5 m, p95 < 1.2 m, room errors < 3 %,
+/// under one flip an hour while still, ahead of both baselines), and the markdown that reports them.
 public enum AccuracyBars {
     public static let median = 0.5
     public static let p95 = 1.2

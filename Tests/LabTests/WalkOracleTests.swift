@@ -1,9 +1,11 @@
 import Testing
+@testable import Lab
 @testable import Positioning
+import ElementaryFunctions
 import Wire
 import SiteModel
 
-/// The walk oracle (Positioning/Evaluation/WalkOracle*.swift): the least-squares fix of the
+/// The walk oracle (Lab/WalkOracle*.swift): the least-squares fix of the
 /// log-distance model from each receiver's mean RSSI at one moment.
 struct WalkOracleTests {
     /// Six receivers on a 12 × 8 m floor at two heights, as the philotuxo receivers are.
@@ -17,7 +19,7 @@ struct WalkOracleTests {
     /// The model's RSSI at `p` for every receiver, plus `shift` dB on all of them.
     static func means(at p: Point3, shift: Double = 0) -> [Double] {
         nodes.indices.map { j in
-            model.intercepts[j] - 10 * model.exponents[j] * Elementary.log10(max(distance(p, nodes[j].point), 0.1)) + shift
+            model.intercepts[j] - 10 * model.exponents[j] * Elementary.log10(max(Lab.distance(p, nodes[j].point), 0.1)) + shift
         }
     }
 

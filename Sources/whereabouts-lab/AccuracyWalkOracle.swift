@@ -1,3 +1,4 @@
+import Lab
 import Foundation
 import Positioning
 import Wire

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Positioning
+@testable import Lab
+import Positioning
 import Wire
 import SiteModel
 

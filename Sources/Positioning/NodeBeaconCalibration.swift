@@ -11,11 +11,10 @@ import SiteModel
 /// shadowing does not, so links, not readings, are what count). Fitted are `n` (`absorption`)
 /// and one intercept per receiving node. Only differences between receivers are in the data:
 /// adding a constant to every `rx_adj` and to `c` explains the links as well. The gauge is
-/// mean `rx_adj` 0 over the nodes fitted (as `Calibration.fit(walks:)`), so the devices' own
+/// mean `rx_adj` 0 over the nodes fitted (`ReceiverOffsetSystem.gauge`), so the devices' own
 /// `tx_ref` keeps its meaning on average; `c` is reported as `beaconLevel`, the beacons' level
-/// relative to what they announce (about 0 dB), which is no `tx_ref`: this is not a
-/// `Calibration` (whose `txRef` is absolute dBm at 1 m), and `applied(to:)` leaves the site's
-/// `tx_ref` alone.
+/// relative to what they announce (about 0 dB), which is no `tx_ref` (an absolute dBm at
+/// 1 m): `applied(to:)` leaves the site's `tx_ref` alone.
 ///
 /// A receiver's intercept is its own, so a node hearing one link fits it exactly (residual 0,
 /// nothing to check it against): a node's `rx_adj` is fitted only from `minimumLinksIn` links
@@ -247,14 +246,14 @@ private struct LinkRows {
     }
 
     func calibration(_ fit: Fit, site: Site, linkSpread: Double, priorWeight: Double) -> NodeBeaconCalibration {
-        let gauge = Calibration(absorption: fit.exponent, intercepts: fit.intercepts, heard: fitted, nodes: site.nodes)
+        let gauge = ReceiverOffsetSystem.gauge(intercepts: fit.intercepts, heard: fitted, names: site.nodes.map(\.name))
         let used = rows.indices.map { i in
             NodeBeaconCalibration.Link(from: site.nodes[rows[i].from].name, to: site.nodes[rows[i].to].name, readings: rows[i].readings,
                                        medianRSSI: rows[i].median, distance: rows[i].distance, walls: rows[i].walls,
                                        residual: fit.residuals[i], weight: fit.weights[i])
         }
         let uncalibrated = site.nodes.indices.filter { linksIn[$0] < NodeBeaconCalibration.minimumLinksIn }.map { site.nodes[$0].name }
-        return NodeBeaconCalibration(absorption: gauge.absorption, beaconLevel: gauge.txRef, rxAdj: gauge.rxAdj,
+        return NodeBeaconCalibration(absorption: fit.exponent, beaconLevel: gauge.level, rxAdj: gauge.offsets,
                                      uncalibrated: uncalibrated, links: used, fewReadings: few, acrossFloors: across,
                                      fewLinksIn: fewIn, linkSpread: linkSpread, priorWeight: priorWeight)
     }

@@ -1,3 +1,4 @@
+import Positioning
 import Wire
 import SiteModel
 

@@ -1,32 +1,12 @@
+import Lab
 import Foundation
 import Positioning
 
-/// What the oracle is, above its table.
+/// The table's heading; what it measures and how to read it is in docs/accuracy.md
+/// ("Reading the tables"), its history in docs/history/accuracy-2026-11.md.
 let walkOracleIntro = """
 
     ### What a one-moment fit of the model could do on each walk (an oracle, not a locator)
-
-    The real walks' counterpart of the simulated sites' oracle, with hindsight. At each whole second from 1.5 s
-    after a walk's first reading to 1.5 s before its last (so every window lies inside the recording): each
-    receiver's **mean** RSSI over its readings within ±1.5 s of that moment (a 3 s window, as the engine's, but
-    centred: no lag), every receiver with at least one reading there, and the maximum-likelihood 2-D position under
-    independent Gaussian errors in dB per reading (least squares on the means, each weighted by its number of
-    readings) of the log-distance model (`rssi = b_j − 10·n_j·log10 d`, d the 3-D distance to the receiver, at
-    least 0.1 m) at the beacon's **true height** at that moment, within the floor's bounds; no tracker, no prior, no
-    robust loss. The search: a grid of 0.1 m over the floor, then a compass search (from 2.5 cm down to 1 mm)
-    from the three best distinct grid points (a unit test checks at every tenth moment of straight_02 that no
-    point of a grid four times finer than a 0.2 m search's fits better). The error is the 2-D distance to the true
-    position at the moment. The model's calibration: **held out** is the one every locator gets (fitted on the
-    other four walks: one exponent, a reference power, one offset per receiver); **self-fitted** the same fit on
-    this walk itself; then this walk's own fit with **one exponent per receiver** as well (each receiver its own
-    plain least-squares line of RSSI on −10·log10 d over the walk's readings at their true positions); and that
-    model with the **reference power free per moment** (one shift of every receiver's intercept fitted with the
-    position: it absorbs what moves every receiver alike, such as the carrier's body; a moment with fewer than
-    three receivers has no such fix, counted below where there are any). The last three have seen the answer. `default` and
-    `nelder-mead` are the table above's twice: over the whole walk (their updates every 0.5 s, tracked, against
-    the truth at each update), and on the oracle's moments (at each, the locator's last update at or before it,
-    against the truth at the moment), which is what the comparisons below use.
-
 
     """
 

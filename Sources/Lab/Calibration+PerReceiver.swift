@@ -1,3 +1,5 @@
+import ElementaryFunctions
+import Positioning
 import Wire
 import SiteModel
 

@@ -1,3 +1,4 @@
+import Lab
 import Foundation
 import Options
 import Positioning
@@ -6,16 +7,17 @@ import Wire
 import SiteModel
 
 let accuracyCommand = Command(
-    name: "whereabouts accuracy",
+    name: "whereabouts-lab accuracy",
     abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
-    usage: ["whereabouts accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--pictures DIR]"],
+    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
     options: [
         .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
                default: "tools/scenarios"),
         .value("sites", "DIR", help: "The sites the scenarios run on.", default: "tools/sites"),
         .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/); 'none' skips it.",
                default: "Tests/Fixtures/philotuxo"),
-        .value("out", "FILE", help: "Also write the tables as markdown (e.g. docs/accuracy.md)."),
+        .value("out", "FILE", help: "Also write the tables into this markdown file, between its generated markers (e.g. docs/accuracy.md)."),
+        .value("json", "FILE", help: "Write the gate's figures (committed seeds, real walks, every locator) as JSON (e.g. docs/accuracy.json)."),
         .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
         .value("trace", "DIR", help: "Write each real walk's and each scenario's updates and truth as CSV files here."),
         .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
@@ -31,7 +33,7 @@ let accuracyCommand = Command(
         Simulated sites: each scenario is simulated in memory with its seed, its readings replayed
         in the order a subscriber gets them; position error (2-D), room errors, a room confusion
         matrix, room flips per device-hour while still, and the delay from a door crossing to the
-        enter event, against SPEC §4's bars; beside them the model's ceiling, an oracle's
+        enter event, against the project's bars (docs/accuracy.md); beside them the model's ceiling, an oracle's
         least-squares fix from each node's mean RSSI under the simulator's own model, with some
         of the fixed errors known; and what receiver calibration is worth: every locator again with
         each node's true receiver offset as its rx_adj, and with the rx_adj `whereabouts calibrate`
@@ -46,7 +48,7 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
         var engineOptions = EngineOptions()
         engineOptions.acceleration = try args.double("acceleration", in: 0...1e12) ?? engineOptions.acceleration
         let priorSD = try receiverSpread(args, "calibration-prior", upTo: 40)
-        var markdown = accuracyHeader
+        var figures = AccuracyFigures()
         var bars = "## Bars in this run\n\n"
         let scenarios = args.string("scenarios") ?? "tools/scenarios"
         var body = ""
@@ -55,9 +57,10 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
                                               pictures: args.string("pictures"), trace: args.string("trace"), priorSD: priorSD,
                                               options: engineOptions)
             let runs = simulated.map(\.accuracy)
+            for run in runs { figures.add(scenario: run) }
             var ceilings = simulated.map(\.ceiling)
             var calibrations = simulated.map(\.calibration)
-            bars += "Issue #6 (SPEC §4 on the simulated sites, committed seeds):"
+            bars += "Simulated sites, committed seeds (median < 0.5 m, p95 < 1.2 m, room errors < 3 %, < 1 flip/h still, ahead of nearest and nelder-mead):"
                 + (runs.allSatisfy { $0.missedBars.isEmpty } ? " **met** on every scenario.\n" : " **not met**.\n")
             for run in runs {
                 bars += "- \(run.name): " + (run.missedBars.isEmpty ? "all met" : "not met: " + run.missedBars.joined(separator: ", ")) + "\n"
@@ -82,8 +85,11 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
         let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
         if dir != "none" {
             let rows = try philotuxoRows(dir: dir, step: step, trace: args.string("trace"), options: engineOptions)
+            for row in rows {
+                for (kind, summary) in row.results { figures.add(walk: row.walk, locator: kind, errors: summary) }
+            }
             let met = rows.allSatisfy { $0.defaultWins && ($0.summary(.default)?.median ?? .infinity) < 1.5 }
-            bars += "Issue #4 (real walks: the default beats nearest and nelder-mead on every walk, median < 1.5 m):"
+            bars += "Real walks (the default beats nearest and nelder-mead on every walk, median < 1.5 m):"
                 + (met ? " **met**.\n" : " **not met**.\n")
             for row in rows {
                 let median = row.summary(.default)?.median ?? .nan
@@ -93,11 +99,15 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             bars += "\n"
             body += accuracyMarkdown(rows, dir: dir)
         }
-        markdown += bars + accuracyPreamble + body
+        let markdown = bars + body
         print(markdown, terminator: "")
         if let out = args.string("out") {
-            try markdown.write(toFile: out, atomically: true, encoding: .utf8)
+            try writeGenerated(markdown, into: out)
             printError("wrote \(out)")
+        }
+        if let json = args.string("json") {
+            try figures.json().write(toFile: json, atomically: true, encoding: .utf8)
+            printError("wrote \(json)")
         }
         return ExitCode.success
     }
@@ -151,25 +161,11 @@ func philotuxoRows(dir: String, step: Double, trace: String?, options: EngineOpt
 func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: String?,
                    trace: String? = nil, seedOffset: UInt64 = 0, priorSD: Double = NodeBeaconCalibration.receiverSpread,
                    options engineOptions: EngineOptions = EngineOptions()) throws -> [SimulatedRun] {
-    let files = try FileManager.default.contentsOfDirectory(atPath: scenarios).filter { $0.hasSuffix(".yaml") }.sorted()
+    let files = try scenarioFiles(scenarios)
     var runs: [SimulatedRun] = []
     for file in files {
-        let name = String(file.dropLast(".yaml".count))
-        let site = try loadSite(path: "\(sites)/\(name).yaml")
-        let decoded = try loadScenario(path: "\(scenarios)/\(file)")
-        var scenario = decoded.scenario
-        scenario.seed &+= seedOffset
-        let (prepared, problems) = Simulation.prepare(site: site, scenario: scenario)
-        guard let simulation = prepared, decoded.errors.isEmpty else {
-            throw FileProblemsError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
-        }
-        var memory = MemorySimulation()
-        let summary = simulation.run(into: &memory)
-        let truth = try GroundTruth(jsonLines: memory.truth)
-        var options = engineOptions
-        options.updateInterval = step
-        let readings = try memory.readings()
-        let run = ScenarioAccuracy(name: name, site: site, readings: readings, truth: truth, options: options)
+        let (name, _, simulation, summary, readings, truth, run) = try simulateScenario(
+            file, scenarios: scenarios, sites: sites, step: step, seedOffset: seedOffset, options: engineOptions)
         printError("\(name)\(seedOffset > 0 ? " (seed + \(seedOffset))" : ""): \(run.readings) readings, \(run.devices.count) devices; default \(run.missedBars.isEmpty ? "meets every bar" : "misses: " + run.missedBars.joined(separator: ", "))")
         if let pictures {
             try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
@@ -180,11 +176,57 @@ func simulatedRuns(scenarios: String, sites: String, step: Double, pictures: Str
         if let trace { writeTraces(run, truth: truth, to: trace) }
         var ceiling = ceilingRow(simulation, run: run, truth: truth, seedOffset: seedOffset)
         if seedOffset == 0 { ceiling.residuals = simulation.residuals(of: readings) }
+        var options = engineOptions
+        options.updateInterval = step
         let calibration = try calibrationRow(simulation, summary: summary, run: run, readings: readings, truth: truth,
                                              seedOffset: seedOffset, priorSD: priorSD, options: options)
         runs.append(SimulatedRun(accuracy: run, ceiling: ceiling, calibration: calibration))
     }
     return runs
+}
+
+
+/// Replaces the generated part of the markdown file at `path` (between the markers) and keeps
+/// what people wrote around it; a file without the markers gets them at its end.
+func writeGenerated(_ tables: String, into path: String) throws {
+    let begin = "<!-- generated by whereabouts-lab accuracy: begin -->", end = "<!-- generated by whereabouts-lab accuracy: end -->"
+    let generated = begin + "\n\n" + tables + "\n" + end
+    var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? "# Accuracy\n"
+    if let a = text.range(of: begin), let b = text.range(of: end, range: a.upperBound..<text.endIndex) {
+        text.replaceSubrange(a.lowerBound..<b.upperBound, with: generated)
+    } else {
+        text += "\n" + generated + "\n"
+    }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+/// One scenario file simulated in memory on the site of the same name with its seed moved by
+/// `seedOffset`, and its readings scored through every locator.
+func simulateScenario(_ file: String, scenarios: String, sites: String, step: Double, seedOffset: UInt64,
+                      options engineOptions: EngineOptions)
+    throws -> (String, Site, Simulation, SimulationSummary, [(node: String, reading: Reading)], GroundTruth, ScenarioAccuracy) {
+    let name = String(file.dropLast(".yaml".count))
+    let site = try loadSite(path: "\(sites)/\(name).yaml")
+    let decoded = try loadScenario(path: "\(scenarios)/\(file)")
+    var scenario = decoded.scenario
+    scenario.seed &+= seedOffset
+    let (prepared, problems) = Simulation.prepare(site: site, scenario: scenario)
+    guard let simulation = prepared, decoded.errors.isEmpty else {
+        throw FileProblemsError(path: "\(scenarios)/\(file)", problems: (decoded.problems + problems).filter { $0.severity == .error })
+    }
+    var memory = MemorySimulation()
+    let summary = simulation.run(into: &memory)
+    let truth = try GroundTruth(jsonLines: memory.truth)
+    var options = engineOptions
+    options.updateInterval = step
+    let readings = try memory.readings()
+    let run = ScenarioAccuracy(name: name, site: site, readings: readings, truth: truth, options: options)
+    return (name, site, simulation, summary, readings, truth, run)
+}
+
+/// The scenario files of `dir`, in name order.
+func scenarioFiles(_ dir: String) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".yaml") }.sorted()
 }
 
 /// One scenario and seed: every locator's figures, the oracle's, and calibration's.
