@@ -89,12 +89,20 @@ public struct DeviceSummary: Sendable, Equatable {
     public var lastFloor: String?
     public var lastRoom: String?
     public var trackPoints: Int64
+
+    public init(id: String, name: String?, firstSeen: Double, lastSeen: Double, lastFloor: String?, lastRoom: String?,
+                trackPoints: Int64) {
+        (self.id, self.name, self.firstSeen, self.lastSeen) = (id, name, firstSeen, lastSeen)
+        (self.lastFloor, self.lastRoom, self.trackPoints) = (lastFloor, lastRoom, trackPoints)
+    }
 }
 
 /// The devices in one zone at one moment.
 public struct ZoneOccupancy: Sendable, Equatable {
     public var zone: String
     public var devices: [String]
+
+    public init(zone: String, devices: [String]) { (self.zone, self.devices) = (zone, devices) }
 }
 
 /// One device's track, interned: `TrackWriter.device(_:)` makes it once, and

@@ -59,6 +59,9 @@ public final class TrackWriter: Sendable {
         thread = ThreadHandle(start: loop)
     }
 
+    /// The file where a stop keeps the visit writes it could not store.
+    public var journalPath: String { journal.path }
+
     /// A reader of the store this writer writes (its own connection).
     public func reader() throws -> any TrackQueries { try openReader() }
 
