@@ -43,4 +43,16 @@ struct PostgresMigrationTests {
         #expect { try PostgresStore.prepare(url: bare) } throws: { "\($0)".contains("password") }
         #expect(try PostgresStore.prepare(url: pg.url("c", passfile: true)) == [1])
     }
+
+    @Test func oneWriterPerDatabase() throws {
+        let pg = try PostgresCluster()
+        try pg.createDatabase("l")
+        let url = pg.url("l", passfile: true)
+        var holder: PostgresWriterLock? = try PostgresWriterLock(url: url)
+        #expect { try PostgresWriterLock(url: url) } throws: { "\($0)".contains("another aggregator writes to this database") }
+        #expect(holder != nil)
+        holder = nil
+        // Released with its session: the next writer takes it.
+        #expect(throws: Never.self) { _ = try PostgresWriterLock(url: url) }
+    }
 }
