@@ -26,15 +26,21 @@ public enum PostgresStore {
     }
 
     /// A track writer on `url`: SQLite's queue, tickets, retries and journal, writing batches
-    /// through `PostgresBatchStore` (reconnecting after a failure, every `retryInterval`).
-    /// The visit writes a stop cannot store go to the local file `journal`.
+    /// through `PostgresBatchStore`. After a failure the writer tries every `retryInterval`;
+    /// connecting again backs off (`Backoff`) while the server keeps refusing. The visit
+    /// writes a stop cannot store go to the local file `journal`.
     public static func writer(url: String, journal: String, configuration: WriterConfiguration = WriterConfiguration(),
                               log: @escaping @Sendable (String) -> Void = { _ in },
                               onCommit: (@Sendable (UInt64) -> Void)? = nil) -> TrackWriter {
         let names = configuration.deviceNames, retention = configuration.retention
+        let backoff = Backoff(first: configuration.retryInterval)
         return TrackWriter(store: url, journal: VisitJournal(path: journal), configuration: configuration, log: log,
                            onCommit: onCommit,
-                           open: { try PostgresBatchStore(url: url, names: names, retention: retention) },
+                           open: {
+                               try backoff.attempt { () throws(DatabaseError) in
+                                   try PostgresBatchStore(url: url, names: names, retention: retention)
+                               }
+                           },
                            reader: { try PostgresReader(url: url) })
     }
 
@@ -73,4 +79,42 @@ public final class PostgresWriterLock: @unchecked Sendable {
                                 sqlState: "55P03")
         }
     }
+}
+
+/// Connection attempts spaced out while the server refuses them: after n failures in a row
+/// the next attempt waits `first` × 2^(n−1), at most `longest` (1, 2, 4, 8 s by default), so a
+/// server coming back after a crash is not met with one connection a second from every
+/// aggregator. A success starts again at once. Used on the writer thread only.
+final class Backoff: @unchecked Sendable {
+    private let first: Double, longest: Double
+    private var failures = 0
+    private var notBefore = -Double.infinity
+
+    init(first: Double, longest: Double = 8) {
+        self.first = max(first, 0.01)
+        self.longest = max(longest, self.first)
+    }
+
+    func attempt<T>(_ connect: () throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        let now = monotonicNow()
+        guard now >= notBefore else {
+            throw DatabaseError(postgres: "not connected; next attempt in \(Int((notBefore - now).rounded(.up))) s", sqlState: "")
+        }
+        do {
+            let value = try connect()
+            failures = 0
+            return value
+        } catch {
+            failures += 1
+            notBefore = now + min(longest, first * Double(1 << min(failures - 1, 20)))
+            throw error
+        }
+    }
+}
+
+/// Seconds on the monotonic clock (the backoff must not jump with the wall clock).
+private func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
