@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev libmicrohttpd-dev libssl-dev \
-                mosquitto mosquitto-clients pkg-config sqlite3 openssl
+                libpq-dev postgresql mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz

@@ -40,6 +40,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Benchmark support only: counts malloc calls so `make bench` can report allocations.
         .target(name: "CMallocCounter"),
 
@@ -67,12 +68,14 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
+        // The PostgreSQL store: the Storage module's writer and queries over libpq.
+        .target(name: "PostgresStorage", dependencies: ["CPostgres", "Storage"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "Crypto", dependencies: ["CCrypto"]),
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "SiteModel", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics", "Options"],
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "PostgresStorage", "YAML", "HTTP", "Metrics", "Options"],
                 swiftSettings: hotPath),
 
         // The lab: what measures positioning, beside the product (see the top of this file).
@@ -81,7 +84,7 @@ let package = Package(
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "PostgresStorage", "Options", "Simulation", "MQTT"]),
         .executableTarget(name: "whereabouts-lab", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "YAML", "Options"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
@@ -95,7 +98,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "SiteModel", "BLE", "YAML"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "PostgresStorage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "LabTests", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "BLE", "YAML", "ElementaryFunctions"]),

@@ -1,19 +1,15 @@
 import MQTT
+import PostgresStorage
 import Storage
 import Wire
 import SiteModel
 
 /// Opening the database at start: its writer lock taken, created and migrated, the visits a
 /// clean stop could not store taken from its journal, visits a crash left open found (and
-/// closed once connected), the writer's metrics registered.
+/// closed once connected), the writer's metrics registered. `database` is an SQLite file or
+/// a `postgresql://` URL (`StoreLocation`).
 extension AggregatorService {
-    func openStorage(_ path: String) throws {
-        // First: a second aggregator on the file would take this one's open visits for a
-        // crash's, close them and publish exits for devices still there.
-        writerLock = try WriterLock(database: path)
-        // Created and migrated here, so a database that cannot be opened stops the start
-        // with a clear message, and the recovery below reads a complete schema.
-        try Schema.prepare(path: path)
+    func openStorage(_ database: String) throws {
         var configuration = WriterConfiguration()
         configuration.retention = RetentionPolicy(retention: settings.site.storage.retention)
         configuration.shutdownGrace = settings.shutdownGrace
@@ -22,19 +18,34 @@ extension AggregatorService {
         let commits = metrics.storageCommits
         let box = WriterBox()
         // The writer's lines name themselves (`storage: FILE: …`).
-        let writer = TrackWriter(path: path, configuration: configuration, log: log,
-                                 onCommit: { [weak self] ticket in
-                                     // On the writer thread, after the commit: its duration is the latest.
-                                     if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
-                                     guard let self else { return }
-                                     self.work.async { self.releasePending(upTo: ticket) }
-                                 })
+        let onCommit: @Sendable (UInt64) -> Void = { [weak self] ticket in
+            // On the writer thread, after the commit: its duration is the latest.
+            if let latency = box.writer?.statistics.lastCommitLatency { commits.observe(latency) }
+            guard let self else { return }
+            self.work.async { self.releasePending(upTo: ticket) }
+        }
+        let writer: TrackWriter
+        // First the lock: a second aggregator on the store would take this one's open visits
+        // for a crash's, close them and publish exits for devices still there. Then created
+        // and migrated, so a store that cannot be opened stops the start with a clear message,
+        // and the recovery below reads a complete schema.
+        switch StoreLocation(database) {
+        case .file(let path):
+            writerLock = try WriterLock(database: path)
+            try Schema.prepare(path: path)
+            writer = TrackWriter(path: path, configuration: configuration, log: log, onCommit: onCommit)
+        case .postgres(let url):
+            writerLock = try PostgresWriterLock(url: url)
+            try PostgresStore.prepare(url: url)
+            writer = PostgresStore.writer(url: url, journal: PostgresStore.defaultJournal(), configuration: configuration,
+                                          log: log, onCommit: onCommit)
+        }
         box.writer = writer
         self.writer = writer
         registerStorageMetrics(writer)
         let journaled = try writer.resumeJournal()
         if !journaled.isEmpty {
-            log("storing \(journaled.count) visit write(s) the last stop kept in \(path).pending (their events were published then)")
+            log("storing \(journaled.count) visit write(s) the last stop kept in \(writer.journalPath) (their events were published then)")
         }
         try recoverOpenVisits(writer, journaled: journaled)
     }
@@ -47,7 +58,7 @@ extension AggregatorService {
         let closed = Set(journaled.filter { $0.exit != nil }.map(VisitName.init))
         var open = try writer.openVisits().filter { !closed.contains(VisitName($0.visit)) }
         var known = Set(open.map { VisitName($0.visit) })
-        let reader = try TrackReader(path: writer.path)
+        let reader = try writer.reader()
         for v in journaled where v.exit == nil {
             let name = VisitName(v)
             if closed.contains(name) || known.contains(name) { continue }

@@ -22,7 +22,7 @@ public final class AggregatorService: @unchecked Sendable {
     var writer: TrackWriter?
     /// This process's right to write the database, held until it exits (released by the
     /// kernel however it ends).
-    var writerLock: WriterLock?
+    var writerLock: AnyObject?
     private var http: HTTPEndpoints?
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []

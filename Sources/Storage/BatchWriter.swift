@@ -5,8 +5,10 @@ import Synchronization
 /// Owned by the writer thread. Device keys are cached so a track point costs one
 /// INSERT; the cache is dropped when a transaction rolls back, since its new keys went too,
 /// and a forgotten device's entries are dropped (`evict`) so passers-by do not pile up.
-final class BatchWriter {
+final class BatchWriter: BatchStore {
     let db: Connection
+    /// Retention and downsampling, a small step at a time between batches.
+    private var maintenance: Maintenance
     /// Up to `pointsPerInsert` points in one INSERT: a statement's own cost (cursors opened
     /// and closed on the table and both indexes, the foreign-key check set up, halt and reset)
     /// is paid once per chunk instead of once per point, most of an insert's instructions.
@@ -46,8 +48,9 @@ final class BatchWriter {
     private var stored: [Int64: Double] = [:]
     static let lastSeenResolution = 60.0
 
-    init(path: String, busyTimeout: Double, names: [String: String] = [:]) throws {
+    init(path: String, busyTimeout: Double, names: [String: String] = [:], retention: RetentionPolicy = RetentionPolicy()) throws {
         db = try Connection(path: path, busyTimeout: busyTimeout)
+        maintenance = Maintenance(policy: retention)
         self.names = names
         try Schema.migrator.migrate(db)
         // The writer's own settings (WAL and synchronous = NORMAL come with the connection).
@@ -142,6 +145,11 @@ final class BatchWriter {
         deviceKeys.removeAll()
         stored.removeAll()
     }
+
+    var maintenanceIdle: Bool { maintenance.isIdle }
+    func beginMaintenance(now: Double) { maintenance.begin(now: now) }
+    func cancelMaintenance() { maintenance.cancel() }
+    func maintenanceStep() throws -> Int { try maintenance.step(db) }
 
     /// Devices with cached state.
     var cachedDevices: Int { max(deviceKeys.count, stored.count) }

@@ -18,8 +18,12 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     public let sql: String?
     /// The operating system's `errno` behind an I/O failure (ENOSPC, EROFS, …), 0 when none.
     public let systemErrno: Int32
+    /// PostgreSQL's SQLSTATE ("08006", "53100", …) when the store is PostgreSQL, "" for a
+    /// connection that failed without one; nil for SQLite.
+    public let sqlState: String?
 
     public init(extendedCode: Int32, message: String, sql: String? = nil, systemErrno: Int32 = 0) {
+        self.sqlState = nil
         self.resultCode = extendedCode & 0xFF
         self.extendedCode = extendedCode
         self.message = message
@@ -27,8 +31,29 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         self.systemErrno = systemErrno
     }
 
+    /// A PostgreSQL failure: its message, its SQLSTATE ("" when there is none, as for a
+    /// refused connection) and the SQL that failed.
+    public init(postgres message: String, sqlState: String, sql: String? = nil) {
+        self.sqlState = sqlState
+        self.resultCode = SQLITE_ERROR
+        self.extendedCode = SQLITE_ERROR
+        self.message = message
+        self.sql = sql
+        self.systemErrno = 0
+    }
+
     /// What went wrong, in the words an operator acts on.
     public var kind: StorageStatus {
+        if let sqlState {
+            // SQLSTATE classes: 53100 disk full, 25006 read-only transaction, 40 serialization or
+            // deadlock, 55P03 lock not available; a connection lost is plain failing.
+            return switch sqlState {
+            case "53100": .diskFull
+            case "25006": .readOnly
+            case "55P03", "40001", "40P01": .locked
+            default: .failing
+            }
+        }
         // SQLite reports a full or read-only disk as an I/O or cannot-open error at times;
         // the OS's own errno says which.
         switch systemErrno {
@@ -46,6 +71,11 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
+        if let sqlState {
+            var text = "\(message) (PostgreSQL" + (sqlState.isEmpty ? ")" : " SQLSTATE \(sqlState))")
+            if let sql { text += " in: \(sql.prefix(200))" }
+            return text
+        }
         var text = "\(message) (SQLite code \(resultCode), extended \(extendedCode)"
         text += systemErrno == 0 ? ")" : ", errno \(systemErrno): \(String(cString: strerror(systemErrno))))"
         if let sql { text += " in: \(sql)" }

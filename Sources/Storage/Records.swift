@@ -89,12 +89,20 @@ public struct DeviceSummary: Sendable, Equatable {
     public var lastFloor: String?
     public var lastRoom: String?
     public var trackPoints: Int64
+
+    public init(id: String, name: String?, firstSeen: Double, lastSeen: Double, lastFloor: String?, lastRoom: String?,
+                trackPoints: Int64) {
+        (self.id, self.name, self.firstSeen, self.lastSeen) = (id, name, firstSeen, lastSeen)
+        (self.lastFloor, self.lastRoom, self.trackPoints) = (lastFloor, lastRoom, trackPoints)
+    }
 }
 
 /// The devices in one zone at one moment.
 public struct ZoneOccupancy: Sendable, Equatable {
     public var zone: String
     public var devices: [String]
+
+    public init(zone: String, devices: [String]) { (self.zone, self.devices) = (zone, devices) }
 }
 
 /// One device's track, interned: `TrackWriter.device(_:)` makes it once, and
@@ -117,8 +125,8 @@ public final class TrackedDevice: @unchecked Sendable {
     init(id: String) { self.id = id }
 }
 
-/// One queued write; the writer thread applies them in order.
-enum Write: Sendable {
+/// One queued write; the writer thread applies them in order (through a `BatchStore`).
+public enum Write: Sendable {
     case point(TrackPoint)
     /// A point of an interned device (`point.device` is `device.id`).
     case trackedPoint(TrackedDevice, TrackPoint)
@@ -129,7 +137,7 @@ enum Write: Sendable {
     /// Every time, coordinate and confidence is a finite number: a NaN would reach SQLite as
     /// NULL and fail its NOT NULL column, and with it the batch; an infinity would be stored,
     /// then break every reader that turns times into dates.
-    var isStorable: Bool {
+    public var isStorable: Bool {
         switch self {
         case .point(let p), .trackedPoint(_, let p):
             p.t.isFinite && p.x.isFinite && p.y.isFinite && p.z.isFinite && p.confidence.isFinite
@@ -139,7 +147,7 @@ enum Write: Sendable {
     }
 
     /// The visit of a visit write (its exit set for a close), nil for any other write.
-    var visit: Visit? {
+    public var visit: Visit? {
         switch self {
         case .visitOpened(let v), .visitClosed(let v): v
         default: nil
@@ -147,7 +155,7 @@ enum Write: Sendable {
     }
 
     /// Events are the durable record of what was published: committed at once.
-    var isEvent: Bool {
+    public var isEvent: Bool {
         switch self {
         case .visitOpened, .visitClosed: true
         default: false

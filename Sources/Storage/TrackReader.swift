@@ -1,6 +1,6 @@
 /// Read-only queries over a track store, safe beside a running aggregator: WAL lets this
 /// connection read a consistent snapshot while the writer commits.
-public final class TrackReader {
+public final class TrackReader: TrackQueries {
     let db: Connection
 
     /// Opens `path` read-only. Throws when the file is missing, not SQLite, or not ours.

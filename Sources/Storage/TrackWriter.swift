@@ -14,7 +14,10 @@ import Darwin
 /// To publish a zone event only once it is durable, keep its ticket and publish when
 /// `committedTicket` reaches it (the `onCommit` hook says when) — see docs/storage.md.
 public final class TrackWriter: Sendable {
+    /// The file's path, or the URL of another store (without credentials).
     public let path: String
+    private let journal: VisitJournal
+    private let openReader: @Sendable () throws -> any TrackQueries
     private let state: WriterState
     private let thread: ThreadHandle
     private let log: @Sendable (String) -> Void
@@ -25,15 +28,42 @@ public final class TrackWriter: Sendable {
     ///   - log: receives one line per status change (failing, resumed, dropping); called on the
     ///     writer thread.
     ///   - onCommit: called on the writer thread after each commit with the last committed ticket.
-    public init(path: String, configuration: WriterConfiguration = WriterConfiguration(),
+    public convenience init(path: String, configuration: WriterConfiguration = WriterConfiguration(),
+                            log: @escaping @Sendable (String) -> Void = { _ in },
+                            onCommit: (@Sendable (UInt64) -> Void)? = nil) {
+        self.init(store: path, journal: VisitJournal(database: path), configuration: configuration, log: log,
+                  onCommit: onCommit,
+                  open: { try BatchWriter(path: path, busyTimeout: configuration.busyTimeout, names: configuration.deviceNames,
+                                          retention: configuration.retention) },
+                  reader: { try TrackReader(path: path) })
+    }
+
+    /// Starts the writer thread on any store: `open` connects (on the writer thread, again after
+    /// a failure), `reader` opens a reader of the same store (for `openVisits()`), and the
+    /// visit writes a stop cannot store go to `journal`, a local file. The queue, tickets,
+    /// retries and journal work as for SQLite.
+    ///
+    /// - Parameter name: the store in log lines and `path` (never with a password).
+    public init(store name: String, journal: VisitJournal, configuration: WriterConfiguration = WriterConfiguration(),
                 log: @escaping @Sendable (String) -> Void = { _ in },
-                onCommit: (@Sendable (UInt64) -> Void)? = nil) {
-        self.path = path
+                onCommit: (@Sendable (UInt64) -> Void)? = nil,
+                open: @escaping @Sendable () throws -> any BatchStore,
+                reader: @escaping @Sendable () throws -> any TrackQueries) {
+        self.path = name
+        self.journal = journal
+        self.openReader = reader
         self.log = log
         state = WriterState(configuration)
-        let loop = WriterLoop(path: path, configuration: configuration, state: state, log: log, onCommit: onCommit)
+        let loop = WriterLoop(path: name, journal: journal, configuration: configuration, state: state, log: log,
+                              onCommit: onCommit, open: open)
         thread = ThreadHandle(start: loop)
     }
+
+    /// The file where a stop keeps the visit writes it could not store.
+    public var journalPath: String { journal.path }
+
+    /// A reader of the store this writer writes (its own connection).
+    public func reader() throws -> any TrackQueries { try openReader() }
 
     deinit { close() }
 
@@ -107,7 +137,7 @@ public final class TrackWriter: Sendable {
     /// Visits a crash left open, each with its device's last track point: close each with
     /// `closeVisit(_:)` and publish its `exit` once committed. Call at start, before new visits.
     public func openVisits() throws -> [OpenVisit] {
-        try TrackReader(path: path).openVisits()
+        try openReader().openVisits()
     }
 
     /// Queues the visit writes a clean stop kept in the journal (`VisitJournal`), ahead of
@@ -117,7 +147,6 @@ public final class TrackWriter: Sendable {
     /// start, before new visits. Throws on a journal that cannot be read; one larger than
     /// `VisitJournal.maxBytes` is set aside instead (renamed, logged), so it never stops a start.
     public func resumeJournal() throws(JournalError) -> [Visit] {
-        let journal = VisitJournal(database: path)
         let visits: [Visit]
         do throws(JournalError) {
             visits = try journal.visits()

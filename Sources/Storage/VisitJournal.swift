@@ -21,6 +21,9 @@ public struct VisitJournal: Sendable {
     /// The journal of the database at `database`.
     public init(database: String) { path = database + ".pending" }
 
+    /// A journal at `path` itself (a store that is no file, such as PostgreSQL, keeps one locally).
+    public init(path: String) { self.path = path }
+
     static let header = "whereabouts-pending-visits 1"
     /// Larger than any journal the writer leaves with its default queue (55,000 visit writes,
     /// about 6 MB with ids of 60 bytes), smaller than memory. A larger file is set aside at

@@ -2,17 +2,18 @@
 ///
 /// Lives on its own thread; only `WriterState` is shared.
 final class WriterLoop {
+    /// The store's name in log lines: the file's path, or a URL without credentials.
     private let path: String
+    private let open: () throws -> any BatchStore
     private let configuration: WriterConfiguration
     private let state: WriterState
     private let log: @Sendable (String) -> Void
     private let onCommit: (@Sendable (UInt64) -> Void)?
     /// The open connection; `nil` after a failure that calls for reopening.
-    private var store: BatchWriter?
+    private var store: (any BatchStore)?
     /// Taken from the queue but not yet committed (a retried batch stays here).
     private var pending: [Write] = []
     private var pendingLast: UInt64 = 0
-    private var maintenance: Maintenance
     private var nextMaintenance: Double
     private var failingSince: Double?
     private var droppedLogged: UInt64 = 0
@@ -20,15 +21,16 @@ final class WriterLoop {
     private var forgotten: [String] = []
     private let journal: VisitJournal
 
-    init(path: String, configuration: WriterConfiguration, state: WriterState,
-         log: @escaping @Sendable (String) -> Void, onCommit: (@Sendable (UInt64) -> Void)?) {
+    init(path: String, journal: VisitJournal, configuration: WriterConfiguration, state: WriterState,
+         log: @escaping @Sendable (String) -> Void, onCommit: (@Sendable (UInt64) -> Void)?,
+         open: @escaping () throws -> any BatchStore) {
         self.path = path
+        self.open = open
         self.configuration = configuration
         self.state = state
         self.log = log
         self.onCommit = onCommit
-        journal = VisitJournal(database: path)
-        maintenance = Maintenance(policy: configuration.retention)
+        self.journal = journal
         nextMaintenance = monotonicNow() + min(configuration.maintenanceInterval, 10)
     }
 
@@ -36,7 +38,7 @@ final class WriterLoop {
         var stopAt: Double?
         while true {
             // Straight on when a retry or a retention pass is under way; else gather a batch.
-            let wait = pending.isEmpty && maintenance.isIdle ? configuration.commitInterval : 0
+            let wait = pending.isEmpty && store?.maintenanceIdle != false ? configuration.commitInterval : 0
             let (last, stop) = state.take(into: &pending, waitUntil: monotonicNow() + wait)
             pendingLast = last
             if stop && stopAt == nil { stopAt = monotonicNow() + configuration.shutdownGrace }
@@ -134,8 +136,8 @@ final class WriterLoop {
             let before = state.didFail(failure)
             // A lock passes on its own; anything else may need a fresh file handle (a remount,
             // a replaced file), so reopen on the next try.
+            store?.cancelMaintenance()
             if failure.kind != .locked { store = nil }
-            maintenance.cancel()
             if failingSince == nil { failingSince = monotonicNow() }
             if before != failure.kind {
                 log("storage: \(path): writes failing (\(failure.kind.rawValue)): \(failure); keeping up to "
@@ -145,9 +147,9 @@ final class WriterLoop {
         }
     }
 
-    private func openStore() throws -> BatchWriter {
+    private func openStore() throws -> any BatchStore {
         if let store { return store }
-        let opened = try BatchWriter(path: path, busyTimeout: configuration.busyTimeout, names: configuration.deviceNames)
+        let opened = try open()
         store = opened
         return opened
     }
@@ -165,17 +167,17 @@ final class WriterLoop {
     /// short transaction so queued writes never wait long behind it.
     private func maintainIfDue() {
         guard failingSince == nil, let store else { return }
-        if maintenance.isIdle {
+        if store.maintenanceIdle {
             guard monotonicNow() >= nextMaintenance else { return }
-            maintenance.begin(now: configuration.clock())
+            store.beginMaintenance(now: configuration.clock())
         }
         do {
-            let removed = try maintenance.step(store.db)
+            let removed = try store.maintenanceStep()
             state.didPrune(removed)
-            if maintenance.isIdle { nextMaintenance = monotonicNow() + configuration.maintenanceInterval }
+            if store.maintenanceIdle { nextMaintenance = monotonicNow() + configuration.maintenanceInterval }
         } catch {
             log("storage: \(path): retention step failed: \(error)")
-            maintenance.cancel()
+            store.cancelMaintenance()
             nextMaintenance = monotonicNow() + configuration.maintenanceInterval
         }
     }

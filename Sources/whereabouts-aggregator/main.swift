@@ -17,7 +17,7 @@ struct AggregatorOptions {
         guard let url = a.string("broker") else { return nil }
         do throws(MQTTError) { return try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
     }
-    static let db = Opt<String?>.text("db", "FILE", help: "SQLite database for tracks and visits ('none' to run without); default: the site's storage.path.")
+    static let db = Opt<String?>.text("db", "FILE|URL", help: "SQLite file or postgresql:// URL for tracks and visits ('none' to run without); default: the site's storage.path.")
     static let http = Opt<String>.text("http", "ADDR:PORT", help: "Serve /metrics, /healthz and /api here ('none' to serve nothing).", default: "127.0.0.1:9464")
     static let httpTokenFile = Opt<String?>.text("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry.")
     static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)

@@ -1,4 +1,5 @@
 import Options
+import PostgresStorage
 import Storage
 
 // history, visits, occupancy, devices: read-only queries over the aggregator's SQLite file,
@@ -6,7 +7,8 @@ import Storage
 
 /// The queries' options, each declared once; a command's table is the ones it takes.
 private enum QueryOption {
-    static let db = Opt<String>.required("db", "FILE", help: "The aggregator's database (storage.path).")
+    static let db = Opt<String>.required("db", "FILE|URL", help: "The aggregator's database: its SQLite file (storage.path) or a "
+                                         + "postgresql://host:port/db?user=U URL (password from PGPASSFILE or ~/.pgpass).")
     static let timeHelp = "ISO 8601 with Z or an offset, a date, Unix seconds, now, or -2h / -30m / -7d."
     static let device = Opt<String>.required("device", "ID", help: "The device id (as in MQTT topics).")
     static let onlyDevice = Opt<String?>.text("device", "ID", help: "Only this device.")
@@ -74,7 +76,7 @@ func runHistory(_ arguments: [String]) -> Int32 {
     runTool(HistoryOptions.command, arguments: arguments) { args in
         let o = try HistoryOptions(args)
         let (db, device, format, since, until) = (o.db, o.device, o.format, o.since, o.until)
-        let reader = try TrackReader(path: db)
+        let reader = try Stores.reader(db)
         guard try reader.knows(device: device) else {
             printError("whereabouts history: no device '\(device)' in \(db) (see 'whereabouts devices --db \(db)')")
             return ExitCode.failure
@@ -92,7 +94,7 @@ func runHistory(_ arguments: [String]) -> Int32 {
 func runVisits(_ arguments: [String]) -> Int32 {
     runTool(VisitsOptions.command, arguments: arguments) { args in
         let o = try VisitsOptions(args)
-        let visits = try TrackReader(path: o.db).visits(zone: o.zone, device: o.device, since: o.since, until: o.until)
+        let visits = try Stores.reader(o.db).visits(zone: o.zone, device: o.device, since: o.since, until: o.until)
         print(TableExport.visits(visits, format: o.format), terminator: "")
         return ExitCode.success
     }
@@ -101,7 +103,7 @@ func runVisits(_ arguments: [String]) -> Int32 {
 func runOccupancy(_ arguments: [String]) -> Int32 {
     runTool(OccupancyOptions.command, arguments: arguments) { args in
         let o = try OccupancyOptions(args)
-        let zones = try TrackReader(path: o.db).occupancy(at: o.at)
+        let zones = try Stores.reader(o.db).occupancy(at: o.at)
         print(TableExport.occupancy(zones, at: o.at, format: o.format), terminator: "")
         return ExitCode.success
     }
@@ -110,7 +112,7 @@ func runOccupancy(_ arguments: [String]) -> Int32 {
 func runDevices(_ arguments: [String]) -> Int32 {
     runTool(DevicesOptions.command, arguments: arguments) { args in
         let o = try DevicesOptions(args)
-        print(TableExport.devices(try TrackReader(path: o.db).devices(), format: o.format), terminator: "")
+        print(TableExport.devices(try Stores.reader(o.db).devices(), format: o.format), terminator: "")
         return ExitCode.success
     }
 }

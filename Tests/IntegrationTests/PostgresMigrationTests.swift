@@ -1,0 +1,58 @@
+import Foundation
+import PostgresStorage
+import Storage
+import Testing
+
+/// The schema on a real PostgreSQL: migrations applied once and recorded, a newer schema
+/// refused, credentials only from a password file.
+@Suite(.timeLimit(.minutes(3)))
+struct PostgresMigrationTests {
+    @Test func migrationsAreAppliedOnceAndRecorded() throws {
+        let pg = try PostgresCluster()
+        try pg.createDatabase("m")
+        let url = pg.url("m", passfile: true)
+        #expect(try PostgresStore.prepare(url: url) == [1])
+        #expect(try PostgresStore.prepare(url: url) == [], "a second start applies nothing")
+        let reader = try PostgresReader(url: url)
+        let recorded = try reader.migrations()
+        #expect(recorded.map(\.version) == [1])
+        #expect(recorded.first?.name == PostgresSchema.migrations.first?.name)
+        #expect(try pg.psql("m", "SELECT count(*) FROM schema_migrations") == "1\n")
+        #expect(try pg.psql("m", "SELECT partstrat FROM pg_partitioned_table WHERE partrelid = 'track_points'::regclass") == "r\n",
+                "track_points is range-partitioned")
+
+        // A database a newer release migrated is refused, not guessed at.
+        try pg.psql("m", "INSERT INTO schema_migrations(version, name) VALUES (99, 'from the future')")
+        #expect { try PostgresStore.prepare(url: url) } throws: { "\($0)".contains("schema version 99 is newer") }
+        #expect { try PostgresReader(url: url) } throws: { "\($0)".contains("newer than this release knows") }
+    }
+
+    @Test func theURLCarriesNoPasswordAndTheFileGivesIt() throws {
+        let pg = try PostgresCluster()
+        try pg.createDatabase("c")
+        // A password in the URL is refused before anything connects.
+        let inURL = "postgresql://\(PostgresCluster.role):\(pg.password)@127.0.0.1:\(pg.port)/c"
+        #expect { try PostgresStore.prepare(url: inURL) } throws: {
+            "\($0)".contains("carries a password") && !"\($0)".contains(pg.password)
+        }
+        #expect { try PostgresStore.prepare(url: pg.url("c") + "&password=\(pg.password)") } throws: {
+            "\($0)".contains("carries a password")
+        }
+        // Without the file the server asks for the password libpq does not have.
+        let bare = pg.url("c") + "&passfile=/nonexistent"
+        #expect { try PostgresStore.prepare(url: bare) } throws: { "\($0)".contains("password") }
+        #expect(try PostgresStore.prepare(url: pg.url("c", passfile: true)) == [1])
+    }
+
+    @Test func oneWriterPerDatabase() throws {
+        let pg = try PostgresCluster()
+        try pg.createDatabase("l")
+        let url = pg.url("l", passfile: true)
+        var holder: PostgresWriterLock? = try PostgresWriterLock(url: url)
+        #expect { try PostgresWriterLock(url: url) } throws: { "\($0)".contains("another aggregator writes to this database") }
+        #expect(holder != nil)
+        holder = nil
+        // Released with its session: the next writer takes it.
+        #expect(throws: Never.self) { _ = try PostgresWriterLock(url: url) }
+    }
+}
