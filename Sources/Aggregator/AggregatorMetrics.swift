@@ -1,4 +1,5 @@
 import Metrics
+import MQTT
 import Positioning
 import Wire
 import SiteModel
@@ -108,5 +109,18 @@ final class AggregatorMetrics: Sendable {
         if let v = t.adverts { nodeAdverts.labels(node).set(Double(v)) }
         if let v = t.dropped { nodeDropped.labels(node).set(Double(v)) }
         if let v = t.buffered { nodeBuffered.labels(node).set(Double(v)) }
+    }
+}
+
+extension AggregatorMetrics {
+    /// The MQTT client's backpressure: how often it stopped reading from the broker because
+    /// the work queue was full, and for how long in all (the broker held the messages meanwhile).
+    static func collectReadPauses(of client: MQTTClient, in registry: Registry) {
+        registry.collect("whereabouts_mqtt_read_pauses_total",
+                         "Times the aggregator stopped reading from the broker because its work queue was full.",
+                         type: .counter) { [([], Double(client.readPauses.count))] }
+        registry.collect("whereabouts_mqtt_read_paused_seconds_total",
+                         "Seconds the aggregator did not read from the broker because its work queue was full.",
+                         type: .counter) { [([], client.readPauses.seconds)] }
     }
 }

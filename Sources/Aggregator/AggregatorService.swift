@@ -92,6 +92,7 @@ public final class AggregatorService: @unchecked Sendable {
         metrics.registry.collect("whereabouts_shed_messages_total",
                                  "Messages dropped on arrival because too many were already waiting for the aggregator.",
                                  type: .counter) { [([], Double(client.shedMessages))] }
+        AggregatorMetrics.collectReadPauses(of: client, in: metrics.registry)
         metrics.registry.collect("whereabouts_shed_states_total",
                                  "Device state messages dropped because the broker had not acknowledged too many publishes.",
                                  type: .counter) { [weak self] in

@@ -64,9 +64,14 @@ public struct AggregatorSettings: Sendable {
         // not yet reconnected after a broker restart is queued for it, not dropped. (With a
         // clean session an edge that reconnected first flushed its buffer to nobody.)
         options.cleanSession = false
-        // At most this many received messages (batches of up to 200 readings) wait for the
-        // work queue; an aggregator that falls behind sheds and counts load instead of
-        // growing its memory without bound.
+        // Backpressure first: with this many received messages (batches of up to 200
+        // readings) or bytes waiting for the work queue, the client stops reading, and the
+        // broker's queue for this session holds the rest of a burst (max_queued_messages,
+        // docs/operations.md) until half of them are handled.
+        options.pauseReadingAtMessages = 500
+        options.pauseReadingAtBytes = 3 << 20
+        // Only past these bounds (what a read can bring beyond the pause marks: libmosquitto
+        // reads as many packets per turn as it has publishes queued) is load shed, and counted.
         options.maxPendingMessages = 2_000
         // And at most this many payload bytes: about 0.4 s of 200,000 readings/s. Payloads
         // waiting are most of what a lagging aggregator holds, and glibc keeps what it once

@@ -46,7 +46,7 @@ extension MQTTClientCore {
                 guard stop.graceful, rc == success, monotonicSeconds() < stop.deadline else { return }
             }
             if rc == success {
-                rc = mosquitto_loop(handle, 1000, 1)
+                rc = loopTurn()
                 let error = errno
                 errorText = rc == errnoCode ? errnoText(takeLostErrno() ?? error) : nil
                 continue

@@ -78,4 +78,8 @@ public final class MQTTClient: Sendable {
 
     /// Messages dropped because `maxPendingMessages` were already waiting.
     public var shedMessages: Int { core.shedMessages }
+
+    /// Times reading was paused because `pauseReadingAtMessages` or `pauseReadingAtBytes`
+    /// were waiting, and the seconds it stayed paused in all.
+    public var readPauses: (count: Int, seconds: Double) { core.readPauses }
 }

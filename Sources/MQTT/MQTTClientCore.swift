@@ -20,9 +20,11 @@ final class MQTTClientCore: @unchecked Sendable {
     private let queue: DispatchQueue
     private let onEvent: @Sendable (MQTTEvent) -> Void
     let state = Mutex(State())
-    private let pending = Counter()
+    let pending = Counter()
     let prepare: (@Sendable (String, UnsafeRawBufferPointer) -> (any PreparedMessage)?)?
-    private let pendingBytes = Counter()
+    let pendingBytes = Counter()
+    /// Reading paused for the event queue (`MQTTClientCore+Backpressure.swift`).
+    let backpressure = Backpressure()
     private let shed = Counter()
     /// Ids of publishes done and not yet taken, when `options.deliverAcknowledgements` is off.
     let acknowledgements = Mutex<[Int32]>([])
@@ -201,7 +203,7 @@ final class MQTTClientCore: @unchecked Sendable {
         // that falls behind sheds load it can count instead of growing without limit. The
         // bytes counted are the payload's, whatever `prepare` keeps of it.
         let size = bytes.count
-        let bounded = options.maxPendingMessages != nil || options.maxPendingBytes != nil
+        let bounded = options.maxPendingMessages != nil || options.maxPendingBytes != nil || pausesReading
         if bounded {
             let count = pending.add(1), total = pendingBytes.add(size)
             if count > options.maxPendingMessages ?? .max || (total > options.maxPendingBytes ?? .max && count > 1) {
@@ -220,11 +222,11 @@ final class MQTTClientCore: @unchecked Sendable {
             queue.async { onEvent(.message(message)) }
             return
         }
-        let pending = self.pending, pendingBytes = self.pendingBytes
-        queue.async {
+        queue.async { [self] in
             pending.subtract(1)
             pendingBytes.subtract(size)
             onEvent(.message(message))
+            resumeReadingIfDrained()
         }
     }
 

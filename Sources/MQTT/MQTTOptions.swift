@@ -95,6 +95,16 @@ public struct MQTTOptions: Sendable {
     /// A message bound alone lets memory follow message size (2,000 batches of 200 readings
     /// are 60 MB).
     public var maxPendingBytes: Int?
+    /// Received messages waiting for the event queue at which the client stops reading its
+    /// socket, so the broker holds what follows (its `max_queued_messages` per client, a QoS 1
+    /// session's queue); reading resumes once half of them are handled. `nil` never pauses.
+    /// Set below `maxPendingMessages`, that bound sheds nothing but what a broken reader would
+    /// let through. A queue stuck for longer than about twice `keepalive` loses the connection
+    /// (the broker's PINGRESP waits behind what was not read); the client reconnects, and a
+    /// kept session resumes.
+    public var pauseReadingAtMessages: Int?
+    /// As `pauseReadingAtMessages`, in payload bytes waiting.
+    public var pauseReadingAtBytes: Int?
     /// `false`: publishes done (written out at QoS 0, acknowledged by the broker at QoS ≥ 1)
     /// are not `.published` events (a block on the event queue each, which wakes it when idle)
     /// but gathered for `MQTTClient.takeAcknowledged(into:)`, for an owner that only counts them

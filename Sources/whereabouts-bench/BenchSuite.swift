@@ -39,6 +39,8 @@ func runBenchSuite(_ plan: BenchPlan) {
         figures.endToEnd = result.0
         figures.latency = result.1
     }
+    figures.burst = attempt("burst", log) { try measureBurst(plan) }
+    if let b = figures.burst { log(b.summary) }
     figures.storageCost = attempt("storage-cost", log) { try measureStorageCost(plan, log: log) }
     if let s = figures.storageCost { log(s.summary) }
     // Just fast enough to age the site 10 simulated minutes within the wall limit: every

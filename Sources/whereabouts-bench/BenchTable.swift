@@ -9,6 +9,7 @@ struct SuiteFigures {
     var edge: EdgeFigures?
     var endToEnd: EndToEndResult?
     var latency: LatencyResult?
+    var burst: BurstFigures?
     var storageCost: StorageCostResult?
     var memory: MemoryFigures?
     var scaling: [ScalingRow] = []
@@ -44,7 +45,7 @@ struct SuiteFigures {
         let engine = number("engine", before: " million readings/s per CPU-second")
         rows.append(Row(item: "3", what: "engine in process (ingest + solve), one core", figure: engine.map { "\(decimal($0, 2)) M readings/CPU-s" } ?? "n/a",
                         bar: "≥ 1 M readings/s (issue 4)", met: engine.map { $0 >= 1 }))
-        rows += endToEndRows + memoryRows
+        rows += endToEndRows + burstRows + memoryRows
         for s in scaling {
             rows.append(Row(item: "7", what: "\(s.devices) devices: sustained readings/s, RSS",
                             figure: "\(s.capped ? "≥ " : "")\(thousands(s.sustained))/s (\(decimal(s.cores, 2)) cores\(s.capped ? ", the item's top step" : "")), \(megabytes(s.rss))",

@@ -14,6 +14,7 @@ if plan.runs("storage") { runStorageBench(points: plan.scale.storagePoints) }
 if plan.runs("engine") { runEngineBench(seconds: plan.scale.childSeconds) }
 if plan.runs("edge") { runEdgeBench(plan) }
 if plan.runs("e2e") { runEndToEndBench(plan) }
+if plan.runs("burst") { runBurstBench(plan) }
 if plan.runs("storage-cost") { runStorageCostBench(plan) }
 if plan.runs("memory") { runMemoryBench(plan) }
 if plan.runs("scaling") { runScalingBench(plan) }
