@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "Options"),
         // Prometheus counters, gauges and histograms with the text exposition format.
         .target(name: "Metrics"),
+        // The map's page (HTML, JavaScript, CSS), embedded in the aggregator: one binary to deploy.
+        .target(name: "MapAssets", resources: [.embedInCode("web")]),
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire"]),
@@ -56,7 +58,7 @@ let package = Package(
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics"],
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics", "MapAssets"],
                 swiftSettings: hotPath),
 
         // Thin mains.
