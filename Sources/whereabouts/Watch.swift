@@ -9,11 +9,12 @@ import Wire
 let watchCommand = Command(
     name: "whereabouts watch",
     abstract: "print zone enter/exit events as they happen and a live room table",
-    usage: ["whereabouts watch [--broker URL] [--username NAME --password-file FILE] [--tls-ca FILE] [--prefix P] [--table-every S] [--for S]"],
+    usage: ["whereabouts watch [--broker URL] [--username NAME --password-file FILE] [--tls-ca FILE] [--prefix P] [--site FILE] [--table-every S] [--for S]"],
     options: BrokerSettings.options + [
         .value("prefix", "P", help: "Topic prefix.", default: "whereabouts"),
         .value("table-every", "S", help: "Seconds between room tables (0: never).", default: "10"),
         .value("for", "S", help: "Stop after this many seconds (default: until Ctrl-C)."),
+        .value("site", "FILE", help: "The site file: print device, room and zone names beside their ids."),
     ],
     discussion: """
         The broker options are the edge's: a production broker (mqtts:// on 8883, a client certificate
@@ -31,7 +32,8 @@ func runWatch(_ arguments: [String]) -> Int32 {
         let every = try args.double("table-every", in: 0...86_400) ?? 10
         let duration = try args.double("for", in: 0...31_536_000)
         let topics = Topics(prefix: args.string("prefix") ?? "whereabouts")
-        let watcher = Watcher(topics: topics)
+        let names = try args.string("site").map { try SiteNames(loadSite(path: $0)) } ?? SiteNames()
+        let watcher = Watcher(topics: topics, names: names)
         let queue = DispatchQueue(label: "watch")
         let client = try MQTTClient(options, queue: queue) { event in
             watcher.handle(event)
@@ -90,16 +92,36 @@ private func watch(_ watcher: Watcher, on queue: DispatchQueue, tableEvery every
     timer?.cancel()
 }
 
+/// Display names from the site: a device's or zone's name beside its id.
+struct SiteNames: Sendable {
+    var devices: [String: String] = [:]
+    var zones: [String: String] = [:]
+
+    init() {}
+
+    init(_ site: Site) {
+        for d in site.devices { if let name = d.name, !d.id.contains("*") { devices[d.id] = name } }
+        for f in site.floors { for r in f.rooms { zones[r.id] = r.name } }
+        for z in site.zones { zones[z.id] = z.name }
+    }
+
+    /// `Keys (iBeacon:…)`, or the id alone when the site does not name it.
+    func device(_ id: String) -> String { devices[id].map { "\($0) (\(id))" } ?? id }
+    /// `Kitchen (kitchen)`, or the id alone (and `away`).
+    func zone(_ id: String) -> String { zones[id].map { $0 == id ? id : "\($0) (\(id))" } ?? id }
+}
+
 /// Keeps each device's room from the retained `room` topics and prints events.
 private final class Watcher: Sendable {
     let topics: Topics
+    let names: SiteNames
     private let rooms = Mutex<[String: (room: String, since: Date)]>([:])
     private let connected = Atomic<Bool>(false)
 
     /// Whether the broker ever accepted the connection.
     var hasConnected: Bool { connected.load(ordering: .relaxed) }
 
-    init(topics: Topics) { self.topics = topics }
+    init(topics: Topics, names: SiteNames) { self.topics = topics; self.names = names }
 
     func handle(_ event: MQTTEvent) {
         switch event {
@@ -128,7 +150,7 @@ private final class Watcher: Sendable {
             var detail = ""
             if let c = json["confidence"] as? Double { detail += String(format: "  confidence %.2f", c) }
             if let d = json["dwell"] as? Double { detail += String(format: "  after %.0f s", d) }
-            line("\(type.padding(toLength: 5, withPad: " ", startingAt: 0))  \(zone.padding(toLength: 12, withPad: " ", startingAt: 0))  \(device)\(detail)")
+            line("\(type.padding(toLength: 5, withPad: " ", startingAt: 0))  \(pad(names.zone(zone), 24))  \(names.device(device))\(detail)")
         }
     }
 
@@ -137,10 +159,13 @@ private final class Watcher: Sendable {
         guard !snapshot.isEmpty else { return }
         var out = "── who is where ─────────────────────────────\n"
         for (id, entry) in snapshot {
-            out += "  \(entry.room.padding(toLength: 12, withPad: " ", startingAt: 0))  \(id)\n"
+            out += "  \(pad(names.zone(entry.room), 24))  \(names.device(id))\n"
         }
         FileHandle.standardOutput.write(Data(out.utf8))
     }
+
+    /// `s` padded to `width` characters (never cut: a long name pushes the next column).
+    private func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s.padding(toLength: width, withPad: " ", startingAt: 0) }
 
     private func line(_ s: String) {
         let time = Date().formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))
