@@ -4,6 +4,8 @@
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
+/// Devices on a floor beyond which only the focused one has its circle and trail drawn.
+const CROWD = 60;
 
 function svgElement(name, attributes, parent) {
   const el = document.createElementNS(SVG_NS, name);
@@ -115,10 +117,20 @@ class FloorPlan {
     m.g.setAttribute("transform", `translate(${x.toFixed(3)} ${y.toFixed(3)})`);
     m.g.setAttribute("data-state", d.room === "away" ? "away" : "present");
     m.g.setAttribute("data-room", d.room || "");
-    m.conf.setAttribute("r", confidenceRadius(d.confidence).toFixed(2));
-    m.label.textContent = d.label.length > 18 ? `${d.label.slice(0, 17)}…` : d.label;
+    // A crowded floor draws confidence circles and trails for the focused device only: a
+    // thousand translucent circles cost more to paint than a frame has, and say nothing.
+    const crowded = this.markers.size > CROWD;
+    if (crowded !== this.crowded) { this.crowded = crowded; this.svg.classList.toggle("crowded", crowded); }
+    const detailed = focused || !crowded;
+    if (detailed) m.conf.setAttribute("r", confidenceRadius(d.confidence).toFixed(2));
+    let text = d.label.length > 18 ? `${d.label.slice(0, 17)}…` : d.label;
+    // With a room posterior, the probability of the room it is in.
+    const p = d.rooms && d.rooms[d.room];
+    if (typeof p === "number") text += ` · ${Math.round(p * 100)} %`;
+    m.label.textContent = text;
     m.g.classList.toggle("focused", focused);
-    m.trail.setAttribute("points", this.points(d.trail));
+    m.trail.classList.toggle("focused", focused);
+    if (detailed) m.trail.setAttribute("points", this.points(d.trail));
   }
 
   remove(id) {
