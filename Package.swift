@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP", "MapAssets"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

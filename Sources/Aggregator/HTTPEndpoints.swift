@@ -20,8 +20,6 @@ final class HTTPEndpoints: Sendable {
     static let pagePaths: Set<String> = Set(MapAssets.files.keys.map { "/" + $0 } + ["/"])
 
     init(address: String, token: String?, service: AggregatorService) throws {
-        let site = service.settings.site, database = service.settings.database
-        let siteJSON = HTTPEndpoints.siteJSON(site)
         let live = service.live
         let responses = service.metrics.registry.counter("whereabouts_http_responses_total",
                                                          "HTTP answers by route and status (refusals included).",
@@ -29,39 +27,43 @@ final class HTTPEndpoints: Sendable {
         HTTPEndpoints.register(live, in: service.metrics.registry)
         nodes = NodeHealthFeed(take: { [weak service] in service?.snapshot { NodeHealthFeed.samples($0) } },
                                publish: { live.broadcast(event: "nodes", data: $0) })
-        let nodes = self.nodes
         self.live = live
+        let context = Context(site: service.settings.site, siteJSON: HTTPEndpoints.siteJSON(service.settings.site),
+                              database: service.settings.database, nodes: nodes)
         server = try HTTPServer(address: address, token: token, open: HTTPEndpoints.pagePaths,
                                 observe: { request, status in responses.labels(HTTPEndpoints.route(request.path), String(status)).add() }) {
             [weak service] request in
             guard let service else { return HTTPResponse(status: 503, text: "stopping\n") }
-            if let page = HTTPEndpoints.page(request.path) { return page }
-            switch request.path {
-            case "/metrics":
-                return HTTPResponse(contentType: "text/plain; version=0.0.4; charset=utf-8", text: service.metrics.registry.render())
-            case "/healthz":
-                return HTTPEndpoints.health(service)
-            case "/api/devices":
-                return HTTPEndpoints.json(service.snapshot { HTTPEndpoints.devicesJSON($0.states) })
-            case "/api/site":
-                return HTTPEndpoints.json(siteJSON)
-            case "/api/calibration":
-                // The links are copied (copy on write) on the work thread; the fit runs here.
-                let links = service.snapshot { $0.engine.beaconLinks }
-                return HTTPEndpoints.json(HTTPEndpoints.calibrationJSON(site: site, links: links))
-            case "/api/nodes":
-                return HTTPEndpoints.json(nodes.current)
-            case "/api/live":
-                return HTTPEndpoints.stream(service)
-            case "/api/track":
-                return HistoryAPI.track(request.query, database: database, now: now())
-            case "/api/visits":
-                return HistoryAPI.visits(request.query, database: database, now: now())
-            case "/api/history/devices":
-                return HistoryAPI.devices(database: database)
-            default:
-                return HTTPResponse(status: 404, text: "not found: try /, /metrics, /healthz or /api/… (docs/map.md)\n")
-            }
+            return HTTPEndpoints.page(request.path) ?? HTTPEndpoints.answer(request, service: service, context: context)
+        }
+    }
+
+    /// What the handler needs besides the service, made once.
+    struct Context: Sendable {
+        let site: Site
+        let siteJSON: [UInt8]
+        let database: String?
+        let nodes: NodeHealthFeed
+    }
+
+    /// Everything but the page's files, on the connection's thread.
+    static func answer(_ request: HTTPRequest, service: AggregatorService, context: Context) -> HTTPResponse {
+        switch request.path {
+        case "/metrics":
+            return HTTPResponse(contentType: "text/plain; version=0.0.4; charset=utf-8", text: service.metrics.registry.render())
+        case "/healthz": return health(service)
+        case "/api/devices": return json(service.snapshot { devicesJSON($0.states) })
+        case "/api/site": return json(context.siteJSON)
+        case "/api/calibration":
+            // The links are copied (copy on write) on the work thread; the fit runs here.
+            let links = service.snapshot { $0.engine.beaconLinks }
+            return json(calibrationJSON(site: context.site, links: links))
+        case "/api/nodes": return json(context.nodes.current)
+        case "/api/live": return stream(service)
+        case "/api/track": return HistoryAPI.track(request.query, database: context.database, now: now())
+        case "/api/visits": return HistoryAPI.visits(request.query, database: context.database, now: now())
+        case "/api/history/devices": return HistoryAPI.devices(database: context.database)
+        default: return HTTPResponse(status: 404, text: "not found: try /, /metrics, /healthz or /api/… (docs/map.md)\n")
         }
     }
 

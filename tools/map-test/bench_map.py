@@ -107,7 +107,7 @@ def main():
         print(f"map-bench: {DEVICES} devices, {SECONDS:.0f} s per phase, Chromium {driver.capabilities.get('browserVersion')}")
         print(f"  states published: {rate_without:.0f}/s without the page, {rate_with:.0f}/s with it; "
               f"page received {b['events'] / SECONDS:.0f} events/s")
-        print(f"  aggregator CPU: {cpu_without * 100:.0f} % of a core without the page, {cpu_with * 100:.0f} % with it")
+        print(f"  aggregator CPU: {cpu_without * 100:.1f} % of a core without the page, {cpu_with * 100:.1f} % with it")
         print(f"  frames: {len(frames)}, requestAnimationFrame interval p50 {pct(frames, 50):.1f} ms, "
               f"p95 {pct(frames, 95):.1f} ms, max {max(frames):.1f} ms (bar: p95 < 50 ms)")
         loaf = [e[0] for e in b["loaf"]]
