@@ -1,4 +1,5 @@
 import Positioning
+import SiteModel
 import Wire
 
 /// The JSON bodies of `/api/site`, `/api/devices` and `/api/calibration`.

@@ -4,6 +4,7 @@ import Metrics
 import Positioning
 import Storage
 import Wire
+import SiteModel
 
 /// What the aggregator serves over HTTP: `/metrics`, `/healthz`, the JSON API, the live event
 /// stream and the map's page (docs/map.md).

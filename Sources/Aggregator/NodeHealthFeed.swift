@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import SiteModel
 import Wire
 
 /// Per-node health for the map (`/api/nodes` and the live stream's `nodes` event), sampled

@@ -1,6 +1,7 @@
 import MQTT
 import Positioning
 import Wire
+import SiteModel
 
 /// Turns engine output into the messages of SPEC §2, aggregator → subscribers.
 ///

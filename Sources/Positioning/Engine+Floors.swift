@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 extension Engine {
     /// Solves on each floor the strongest nodes hear and keeps the best-fitting fix; the

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The positioning engine: readings in, tracked positions, rooms and zone events out.
 ///

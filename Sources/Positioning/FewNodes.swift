@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Fallbacks when too few nodes hear a device to fix a position, and start points.
 enum FewNodes {

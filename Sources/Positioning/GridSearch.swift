@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The path loss from every node to every cell of a coarse grid over one floor, walls
 /// included, computed once: a global search then costs one subtraction per node and cell.

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// What one node tells a solver about one device: where the node is and the device's
 /// smoothed RSSI there (with the node's `rx_adj` applied).

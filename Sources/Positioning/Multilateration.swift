@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The default locator: robust weighted multilateration in 3-D inside the floor's box.
 ///

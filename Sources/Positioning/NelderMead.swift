@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The Nelder–Mead baseline, after ESPresense-companion's multilateralizer.
 ///

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 extension Presence {
     /// Zones may overlap, so each has its own state: entered after `dwell` seconds clearly

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Which room and zones one device is in, with the hysteresis that keeps a still device put.
 ///

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A constant-velocity Kalman filter over a device's position on its floor.
 ///

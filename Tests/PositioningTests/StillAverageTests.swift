@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// A still device is reported at the mean of its fixes since it settled, not at its track, which
 /// forgets a fix within seconds and so wanders with their noise; a device that moves is reported
