@@ -7,7 +7,7 @@ Checks, each reported as passed or failed with its reason:
   escaping   a device id with <script> in it is shown as text
   away       a device going away is marked away (its marker hidden)
   playback   playback of the stored track passes the rooms the database holds, in order
-Screenshots of each view go to docs/map/.
+Screenshots of each view go to out/map-test/ (MAP_TEST_SHOTS=docs/map refreshes the manual's).
 """
 import json, os, sys, time, traceback
 
@@ -17,7 +17,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 SITE = os.path.join(harness.REPO, "tools/sites/house.yaml")
-SHOTS = os.path.join(harness.REPO, "docs/map")
+# Screenshots of each view: out/map-test/ (ignored), or MAP_TEST_SHOTS=docs/map to refresh
+# the manual's pictures.
+SHOTS = os.path.join(harness.REPO, os.environ.get("MAP_TEST_SHOTS", "out/map-test"))
 TOKEN = "map-test-token-7d1f"
 KEYS = "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42"
 EVIL = 'iBeacon:<script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
