@@ -136,14 +136,15 @@ function update(s) {
   if (typeof s.t === "number") app.stats.lastLag = Date.now() / 1000 - s.t;
   let d = app.devices.get(s.id);
   if (!d) { d = { id: s.id, trail: [] }; app.devices.set(s.id, d); }
+  // Field by field, not Object.assign of a fresh object: 2,000 events a second make garbage.
   const name = s.name || app.deviceNames.get(s.id) || null;
-  Object.assign(d, {
-    name, room: s.room || "away", floor: s.floor || null, zones: Array.isArray(s.zones) ? s.zones : [],
-    x: typeof s.x === "number" ? s.x : null, y: typeof s.y === "number" ? s.y : null,
-    confidence: typeof s.confidence === "number" ? s.confidence : 0, t: s.t, since: s.since,
-    nearest: s.nearest || null, rooms: s.rooms && typeof s.rooms === "object" ? s.rooms : null,
-    label: name || s.id, received: Date.now(),
-  });
+  d.name = name; d.room = s.room || "away"; d.floor = s.floor || null;
+  d.zones = Array.isArray(s.zones) ? s.zones : [];
+  d.x = typeof s.x === "number" ? s.x : null; d.y = typeof s.y === "number" ? s.y : null;
+  d.confidence = typeof s.confidence === "number" ? s.confidence : 0;
+  d.t = s.t; d.since = s.since; d.nearest = s.nearest || null;
+  d.rooms = s.rooms && typeof s.rooms === "object" ? s.rooms : null;
+  d.label = name || s.id; d.received = Date.now();
   if (d.x != null && d.floor) {
     const last = d.trail[d.trail.length - 1];
     if (last && last.floor !== d.floor) d.trail = [];

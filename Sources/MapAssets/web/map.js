@@ -115,8 +115,9 @@ class FloorPlan {
     const m = this.marker(d.id);
     const [x, y] = this.xy([d.x, d.y]);
     m.g.setAttribute("transform", `translate(${x.toFixed(3)} ${y.toFixed(3)})`);
-    m.g.setAttribute("data-state", d.room === "away" ? "away" : "present");
-    m.g.setAttribute("data-room", d.room || "");
+    // Only what changed: each write invalidates style.
+    setIfChanged(m.g, "data-state", d.room === "away" ? "away" : "present");
+    setIfChanged(m.g, "data-room", d.room || "");
     // A crowded floor draws confidence circles and trails for the focused device only: a
     // thousand translucent circles cost more to paint than a frame has, and say nothing.
     const crowded = this.markers.size > CROWD;
@@ -127,9 +128,11 @@ class FloorPlan {
     // With a room posterior, the probability of the room it is in.
     const p = d.rooms && d.rooms[d.room];
     if (typeof p === "number") text += ` · ${Math.round(p * 100)} %`;
-    m.label.textContent = text;
-    m.g.classList.toggle("focused", focused);
-    m.trail.classList.toggle("focused", focused);
+    if (m.label.textContent !== text) m.label.textContent = text;
+    if (m.g.classList.contains("focused") !== focused) {
+      m.g.classList.toggle("focused", focused);
+      m.trail.classList.toggle("focused", focused);
+    }
     if (detailed) m.trail.setAttribute("points", this.points(d.trail));
   }
 
@@ -147,6 +150,8 @@ class FloorPlan {
 /// Metres drawn around a fix: a visual cue from the engine's confidence (0…1), not a
 /// measured error.
 function confidenceRadius(c) { return 0.4 + (1 - Math.max(0, Math.min(1, c || 0))) * 2.6; }
+
+function setIfChanged(el, name, value) { if (el.getAttribute(name) !== value) el.setAttribute(name, value); }
 
 function centroid(ps) {
   let x = 0, y = 0;
