@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy clean radio-test fuzz map-test map-bench
+.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench
 
 all: build
 
@@ -36,6 +36,7 @@ test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --filter IntegrationTests --no-parallel
 	tools/radio-test/run.sh
 	FUZZ_SECONDS=3 tools/fuzz/run.sh
+	$(MAKE) accuracy-gate
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/map-test/run.sh
 
 # libFuzzer on every parser (issue 9): FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
@@ -51,10 +52,18 @@ bench: release
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq faketime
 	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-bench"
 
-# Every locator on the simulated example sites and the real philotuxo walks (issues 4 and 6).
+# Every locator on the simulated example sites and the real philotuxo walks: rewrites the
+# generated tables of docs/accuracy.md, its pictures in docs/accuracy/, and docs/accuracy.json.
 accuracy: release
 	mkdir -p docs/accuracy
-	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts" accuracy --out docs/accuracy.md --pictures docs/accuracy
+	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-lab" accuracy --out docs/accuracy.md --json docs/accuracy.json --pictures docs/accuracy
+
+# The positioning regression gate: every locator on the committed seeds and the real walks,
+# each figure against Tests/accuracy-thresholds.json; fails naming each figure that got worse.
+# Release build (the engine in a debug build is many times slower).
+accuracy-gate: deps
+	$(SWIFT) build -c release --product whereabouts-lab
+	"$$($(SWIFT) build -c release --show-bin-path)/whereabouts-lab" gate
 
 # The whole system on a simulated two-floor house: broker, aggregator, one edge per node.
 demo: build

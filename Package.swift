@@ -2,8 +2,17 @@
 // Whereabouts: BLE indoor positioning for Linux.
 //
 // Dependencies point one way: executables → services → pure cores → C wrappers.
-// Pure cores (BLE, Wire, SiteModel, Positioning, Simulation, Metrics) import neither Foundation nor a C
-// module. Options, the tools' command line, is pure in its parsing and line reading but takes
+// Pure cores (BLE, Wire, SiteModel, ElementaryFunctions, Positioning, Simulation, Metrics) import
+// neither Foundation nor a C module.
+//
+// The lab (Lab, whereabouts-lab, LabTests) measures the product and ships in no product: the
+// walk and scenario accuracy report, the walk oracle, the dataset parser, the track pictures
+// and the accuracy gate. (The simulator's own oracle, Simulation/Oracle*.swift, still lives in
+// Simulation: it reads the simulated channel's internals.) It is a target of this package, not a tools/lab package of its own,
+// because it needs internals of Positioning and Simulation opened only as far as `public`
+// allows (a second package would see the same), because one `swift build --build-tests`
+// with the import check then covers it, and because `make test` runs its gate with the
+// rest; no product lists it, so the operator's `whereabouts` never links it. Options, the tools' command line, is pure in its parsing and line reading but takes
 // from Glibc the few POSIX calls every main needs (standard error, signals, read(2) on a
 // descriptor, opening a named file): never Foundation, never a C library of ours.
 import PackageDescription
@@ -42,8 +51,11 @@ let package = Package(
         // the config tree YAML builds, and the site's checks.
         .target(name: "Wire", swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "SiteModel", dependencies: ["Wire"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Positioning", dependencies: ["Wire", "SiteModel"], swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Simulation", dependencies: ["Wire", "SiteModel", "BLE"], linkerSettings: [.linkedLibrary("m")]),
+        // One log/exp/sin/cos for the engine, the simulator and the lab, @inlinable for the hot path.
+        .target(name: "ElementaryFunctions"),
+        .target(name: "Positioning", dependencies: ["Wire", "SiteModel", "ElementaryFunctions"], swiftSettings: hotPath,
+                linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Simulation", dependencies: ["Wire", "SiteModel", "BLE", "ElementaryFunctions"], linkerSettings: [.linkedLibrary("m")]),
         // The command line: parsing is pure; Tool.swift, LineReader+Descriptor.swift and
         // BrokerSettings+Files.swift use Glibc (see the top of this file).
         .target(name: "Options"),
@@ -66,10 +78,14 @@ let package = Package(
                                                    "MapAssets"],
                 swiftSettings: hotPath),
 
+        // The lab: what measures positioning, beside the product (see the top of this file).
+        .target(name: "Lab", dependencies: ["Positioning", "Simulation", "Wire", "SiteModel", "ElementaryFunctions"]),
+
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
         .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
         .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
+        .executableTarget(name: "whereabouts-lab", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "YAML", "Options"]),
         .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.
@@ -85,7 +101,11 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "SiteModel", "BLE", "YAML"]),
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "BLE", "YAML", "ElementaryFunctions"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        // docs/protocol.md's examples, decoded by the product's decoders and compared with its writers;
+        // its command lines and metrics checked against the built binaries.
+        .testTarget(name: "ProtocolTests", dependencies: ["Wire", "SiteModel", "YAML", "Positioning", "Aggregator", "Edge", "MQTT", "Metrics"]),
     ],
     swiftLanguageModes: [.v6]
 )

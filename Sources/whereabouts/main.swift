@@ -11,7 +11,6 @@ let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = 
     ("locate", "run the positioning engine offline over recorded readings", runLocate),
     ("calibrate", "fit absorption and rx_adj from the nodes' own beacons", runCalibrate),
     ("simulate", "simulate a site: captures per node, readings and ground truth", runSimulate),
-    ("accuracy", "measure each locator's error on simulated sites and the real walks", runAccuracy),
     ("history", "a device's track points from the database", runHistory),
     ("visits", "zone visits from the database", runVisits),
     ("occupancy", "who was in each zone at a time", runOccupancy),

@@ -136,12 +136,7 @@ struct TrackRobustnessTests {
         #expect(off.isEmpty, "\(off.prefix(3).map { "(\($0.x), \($0.y), \($0.z)) at \($0.t)" })")
     }
 
-    @Test func numbersBeyondIntNeverTrapInTheReportOrTheGrid() {
-        #expect(fixed(1.6e19, 2) == String(1.6e19))
-        #expect(fixed(-1e300, 1) == String(-1e300))
-        #expect(fixed(.infinity, 2) == "∞")
-        #expect(fixed(.nan, 2) == "–")
-        #expect(fixed(12.345, 2) == "12.35")
+    @Test func numbersBeyondIntNeverTrapInTheGrid() {
         #expect(clampedIndex(.nan, 0, 9) == 0)
         #expect(clampedIndex(.infinity, 0, 9) == 9)
         #expect(clampedIndex(-.infinity, 0, 9) == 0)

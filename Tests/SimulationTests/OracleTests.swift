@@ -6,7 +6,7 @@ import Wire
 import SiteModel
 import YAML
 
-/// The oracle of `whereabouts accuracy` ("the model's ceiling on each simulated site") on the
+/// The oracle of `whereabouts-lab accuracy` ("the model's ceiling on each simulated site") on the
 /// real simulator: with nothing between the model and the channel its fix is the truth, and
 /// each fixed error moves it the way that error pulls.
 @Suite struct OracleTests {
