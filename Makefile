@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 libpq-dev postgresql mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz
+.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench
 
 all: build
 
@@ -37,6 +37,7 @@ test: build
 	tools/radio-test/run.sh
 	FUZZ_SECONDS=3 tools/fuzz/run.sh
 	$(MAKE) accuracy-gate
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/map-test/run.sh
 
 # libFuzzer on every parser (issue 9): FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
 # to pick some, FUZZ_JOBS=2 to run two at once. Figures go in docs/reliability.md.
@@ -72,6 +73,16 @@ demo: build
 # installs qemu itself, caches the guest image in ~/.cache/whereabouts/radio-test.
 radio-test: deps
 	tools/radio-test/run.sh
+
+# The live map in real headless Chromium against a real broker and aggregator (about 40 s;
+# installs Debian's chromium and chromium-driver and a pinned Selenium in ~/.cache/whereabouts).
+map-test: build
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/map-test/run.sh
+
+# The map under load: 1,000 devices at 2 state updates/s for 60 s with the page open; frame
+# times from the browser's performance timeline and the aggregator's CPU with and without it.
+map-bench: release
+	WHEREABOUTS_BIN="$$($(SWIFT) build -c release --show-bin-path)" tools/map-test/run.sh --bench
 
 clean:
 	rm -rf .build

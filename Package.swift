@@ -62,6 +62,8 @@ let package = Package(
         .target(name: "Options"),
         // Prometheus counters, gauges and histograms with the text exposition format.
         .target(name: "Metrics"),
+        // The map's page (HTML, JavaScript, CSS), embedded in the aggregator: one binary to deploy.
+        .target(name: "MapAssets", resources: [.embedInCode("web")]),
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
@@ -75,7 +77,8 @@ let package = Package(
 
         // Services.
         .target(name: "Edge", dependencies: ["BLE", "Wire", "SiteModel", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "PostgresStorage", "YAML", "HTTP", "Metrics", "Options"],
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "PostgresStorage", "YAML", "HTTP", "Metrics", "Options",
+                                                   "MapAssets"],
                 swiftSettings: hotPath),
 
         // The lab: what measures positioning, beside the product (see the top of this file).
@@ -96,7 +99,7 @@ let package = Package(
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "SiteModel", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options", "MapAssets"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
         .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "PostgresStorage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

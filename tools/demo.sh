@@ -15,6 +15,7 @@ port=${DEMO_PORT:-18883}
 http=${DEMO_HTTP:-127.0.0.1:9464}
 broker="mqtt://127.0.0.1:$port"
 
+echo "== the live map will be at http://$http/ (open it in a browser on this machine)"
 mkdir -p "$out"
 rm -rf "$out/sim" "$out/whereabouts.db" "$out/whereabouts.db-wal" "$out/whereabouts.db-shm"
 echo "== simulating $site with $scenario"
@@ -63,5 +64,6 @@ for capture in "$out"/sim/*.btsnoop; do
     setsid "$bin/whereabouts-edge" --node "$node" --broker "$broker" --replay "$capture" --speed 1 --retime \
         --irks-file "$site" >"$out/edge-$node.log" 2>&1 & pids_edges+=($!)
 done
-echo "== ${#pids_edges[@]} edges replaying in real time; metrics on http://$http/metrics; Ctrl-C to stop"
-"$bin/whereabouts" watch --broker "$broker" --table-every 15 ${DEMO_SECONDS:+--for "$DEMO_SECONDS"}
+echo "== the live map: http://$http/  (metrics on http://$http/metrics)"
+echo "== ${#pids_edges[@]} edges replaying in real time; Ctrl-C to stop"
+"$bin/whereabouts" watch --broker "$broker" --site "$site" --table-every 15 ${DEMO_SECONDS:+--for "$DEMO_SECONDS"}

@@ -24,6 +24,8 @@ public final class AggregatorService: @unchecked Sendable {
     /// kernel however it ends).
     var writerLock: AnyObject?
     private var http: HTTPEndpoints?
+    /// What is published, also streamed to the map's pages (`/api/live`).
+    let live = LiveFeed()
     private var timer: DispatchSourceTimer?
     private var effects: [Effect] = []
     /// Events waiting for their commit: (ticket, when queued, messages).
@@ -233,6 +235,7 @@ public final class AggregatorService: @unchecked Sendable {
 
     func publish(_ m: MQTTMessage) {
         guard let client else { return }
+        live.published(m)
         do {
             let mid = try client.publish(m.topic, m.payload, qos: m.qos, retain: m.retain)
             if m.qos > .atMostOnce { inflight.insert(mid) }

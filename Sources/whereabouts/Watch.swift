@@ -3,6 +3,7 @@ import Foundation
 import MQTT
 import Options
 import Synchronization
+import SiteModel
 import Wire
 
 struct WatchOptions {
@@ -10,9 +11,12 @@ struct WatchOptions {
                                                in: 0...86_400, default: 10)
     static let duration = Opt<Double?>.number("for", "S", help: "Stop after this many seconds (default: until Ctrl-C).",
                                               in: 0...31_536_000)
-    static let table = BrokerSettings.options + [BrokerSettings.prefixSetting.option, tableEvery.option, duration.option]
-    let tableEvery: Double, duration: Double?
-    init(_ a: Arguments) throws(UsageError) { tableEvery = try a.get(Self.tableEvery); duration = try a.get(Self.duration) }
+    static let site = Opt<String?>.text("site", "FILE", help: "The site file: print device, room and zone names beside their ids.")
+    static let table = BrokerSettings.options + [BrokerSettings.prefixSetting.option, tableEvery.option, duration.option, site.option]
+    let tableEvery: Double, duration: Double?, site: String?
+    init(_ a: Arguments) throws(UsageError) {
+        tableEvery = try a.get(Self.tableEvery); duration = try a.get(Self.duration); site = try a.get(Self.site)
+    }
 }
 
 let watchCommand = Command(
@@ -35,7 +39,8 @@ func runWatch(_ arguments: [String]) -> Int32 {
         let o = try WatchOptions(args)
         let (every, duration) = (o.tableEvery, o.duration)
         let topics = Topics(prefix: settings.prefix)
-        let watcher = Watcher(topics: topics)
+        let names = try o.site.map { try SiteNames(loadSite(path: $0)) } ?? SiteNames()
+        let watcher = Watcher(topics: topics, names: names)
         let queue = DispatchQueue(label: "watch")
         let client = try MQTTClient(options, queue: queue) { event in
             watcher.handle(event)
@@ -94,16 +99,36 @@ private func watch(_ watcher: Watcher, on queue: DispatchQueue, tableEvery every
     timer?.cancel()
 }
 
+/// Display names from the site: a device's or zone's name beside its id.
+struct SiteNames: Sendable {
+    var devices: [String: String] = [:]
+    var zones: [String: String] = [:]
+
+    init() {}
+
+    init(_ site: Site) {
+        for d in site.devices { if let name = d.name, !d.id.contains("*") { devices[d.id] = name } }
+        for f in site.floors { for r in f.rooms { zones[r.id] = r.name } }
+        for z in site.zones { zones[z.id] = z.name }
+    }
+
+    /// `Keys (iBeacon:…)`, or the id alone when the site does not name it.
+    func device(_ id: String) -> String { devices[id].map { "\($0) (\(id))" } ?? id }
+    /// `Kitchen (kitchen)`, or the id alone (and `away`).
+    func zone(_ id: String) -> String { zones[id].map { $0 == id ? id : "\($0) (\(id))" } ?? id }
+}
+
 /// Keeps each device's room from the retained `room` topics and prints events.
 private final class Watcher: Sendable {
     let topics: Topics
+    let names: SiteNames
     private let rooms = Mutex<[String: (room: String, since: Date)]>([:])
     private let connected = Atomic<Bool>(false)
 
     /// Whether the broker ever accepted the connection.
     var hasConnected: Bool { connected.load(ordering: .relaxed) }
 
-    init(topics: Topics) { self.topics = topics }
+    init(topics: Topics, names: SiteNames) { self.topics = topics; self.names = names }
 
     func handle(_ event: MQTTEvent) {
         switch event {
@@ -132,7 +157,7 @@ private final class Watcher: Sendable {
             var detail = ""
             if let c = json["confidence"] as? Double { detail += String(format: "  confidence %.2f", c) }
             if let d = json["dwell"] as? Double { detail += String(format: "  after %.0f s", d) }
-            line("\(type.padding(toLength: 5, withPad: " ", startingAt: 0))  \(zone.padding(toLength: 12, withPad: " ", startingAt: 0))  \(device)\(detail)")
+            line("\(type.padding(toLength: 5, withPad: " ", startingAt: 0))  \(pad(names.zone(zone), 24))  \(names.device(device))\(detail)")
         }
     }
 
@@ -141,10 +166,13 @@ private final class Watcher: Sendable {
         guard !snapshot.isEmpty else { return }
         var out = "── who is where ─────────────────────────────\n"
         for (id, entry) in snapshot {
-            out += "  \(entry.room.padding(toLength: 12, withPad: " ", startingAt: 0))  \(id)\n"
+            out += "  \(pad(names.zone(entry.room), 24))  \(names.device(id))\n"
         }
         FileHandle.standardOutput.write(Data(out.utf8))
     }
+
+    /// `s` padded to `width` characters (never cut: a long name pushes the next column).
+    private func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s : s.padding(toLength: width, withPad: " ", startingAt: 0) }
 
     private func line(_ s: String) {
         let time = Date().formatted(.dateTime.hour(.twoDigits(amPM: .omitted)).minute(.twoDigits).second(.twoDigits))

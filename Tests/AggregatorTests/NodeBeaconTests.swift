@@ -54,11 +54,14 @@ import Positioning
     for i in site.nodes.indices { site.nodes[i].beacon = "mac:c2:00:00:00:00:0\(i)" }
     var links = NodeBeaconLinks(nodeCount: 4)
     #expect(String(decoding: HTTPEndpoints.calibrationJSON(site: site, links: links), as: UTF8.self)
-            == #"{"error":"nodes a, b, c, d heard no other node's beacon 10 times (on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes","readings":0}"#)
+            == #"{"error":"nodes a, b, c, d heard no other node's beacon 10 times (on a floor they share): their rx_adj cannot be fitted; make more nodes beacon, or check the nodes","readings":0,"matrix":[]}"#)
     modelLinks(site, offsets: offsets, into: &links)
     let json = try #require(try JSONSerialization.jsonObject(with: Data(HTTPEndpoints.calibrationJSON(site: site, links: links))) as? [String: Any])
     #expect(abs((json["absorption"] as? Double ?? 0) - 2.7) < 0.2, "\(json)")
     #expect(json["links"] as? Int == 12 && json["readings"] as? Int == 240)
+    // The node-to-node matrix the map draws: every link heard, by node name.
+    let matrix = try #require(json["matrix"] as? [[String: Any]])
+    #expect(matrix.count == 12 && matrix.allSatisfy { ($0["from"] as? String) != ($0["to"] as? String) && ($0["count"] as? Int ?? 0) > 0 })
     let nodes = try #require(json["nodes"] as? [[String: Any]])
     for (node, offset) in zip(nodes, offsets) {
         #expect(abs((node["rx_adj"] as? Double ?? .nan) + offset) < 0.6, "\(node)")
