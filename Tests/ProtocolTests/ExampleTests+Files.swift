@@ -103,11 +103,18 @@ extension ProtocolExampleTests {
             let id = try string(j, "id")
             states[id] = DeviceUpdate(id: id, name: j["name"] as? String, t: try number(j, "t"), x: try number(j, "x"), y: try number(j, "y"),
                                       z: try number(j, "z"), floor: j["floor"] as? String, room: try string(j, "room"),
-                                      zones: j["zones"] as? [String] ?? [], confidence: try number(j, "confidence"), fixes: 1, since: 0,
-                                      nearest: nil)
+                                      zones: j["zones"] as? [String] ?? [], confidence: try number(j, "confidence"),
+                                      fixes: j["fixes"] as? Int ?? 1, since: j["since"] as? Double ?? 0, nearest: nearest(j["nearest"]))
         }
         let written = try JSONShape.parse(HTTPEndpoints.devicesJSON(states))
         try require(JSONShape.equal(written, items), "the aggregator writes \(String(decoding: HTTPEndpoints.devicesJSON(states), as: UTF8.self))")
+    }
+
+    /// `{"node","distance","proximity"}` of `/api/devices`, nil without a node.
+    static func nearest(_ any: Any?) -> NodeRange? {
+        guard let j = any as? [String: Any], let node = j["node"] as? String, let d = j["distance"] as? Double,
+              let p = (j["proximity"] as? String).flatMap(Proximity.init(rawValue:)) else { return nil }
+        return NodeRange(node: node, distance: d, proximity: p)
     }
 
     static func checkSiteAPI(_ e: ProtocolDocument.Example, _ doc: ProtocolDocument) throws {
