@@ -14,7 +14,8 @@ The site is the one `whereabouts accuracy` builds (Philotuxo.site): one floor `t
 walls, the site file's default absorption and tx_ref. Readings become one batch per receiver
 per 0.25 s, in time order, id `mac:e7:8f:13:56:24:ce`. A survey point's truth is two rows with
 its position, at its first and last line (a stay); a walk's truth is its annotated position at
-each distinct timestamp.
+each distinct timestamp, clamped into the hall's bounds (straight_03's annotation reaches
+y = -0.14 and 17.97 m, past tetam.par's limits, which TRUTH.csv refuses as off the floor).
 """
 import csv
 import json
@@ -23,6 +24,7 @@ import re
 import sys
 
 BATCH = 0.25
+HALL = (20.66, 17.64)
 
 
 def device_id(mac):
@@ -103,6 +105,8 @@ def walk(track, out_dir):
         last = None
         for t, _, _, _, (x, y, z) in rows:
             if t != last:
+                x = min(max(float(x), 0.0), HALL[0])
+                y = min(max(float(y), 0.0), HALL[1])
                 truth.write(f"{t},{x},{y},{z}\n")
                 last = t
 
