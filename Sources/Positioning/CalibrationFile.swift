@@ -13,7 +13,7 @@ extension SurveyCalibration {
         out += "version: \(SiteCalibration.version)\n"
         out += "fitted: survey\n"
         out += "absorption: \(Self.fixed(absorption, 3))\n"
-        out += "survey: { readings: \(used), outside_truth: \(outside), unknown_node: \(unknownNode), other_device: \(otherDevice), "
+        out += "survey: { readings: \(used), outside_truth: \(outside), faint: \(faint), unknown_node: \(unknownNode), other_device: \(otherDevice), "
         out += "rms: \(Self.fixed(rms, 2)), rms_exponent_per_node: \(Self.fixed(rmsPerNodeExponent, 2)) }\n"
         out += "floors:\n"
         for f in floors {

@@ -8,6 +8,7 @@ extension SurveyCalibration {
          byFloor: (floors: [Int], exponents: [Double])?, byNode: SurveySystem.Solution?) {
         absorption = shared.exponents[0]
         (used, outside, unknownNode, otherDevice) = (data.used, data.outside, data.unknownNode, data.otherDevice)
+        faint = data.faint
         rms = Self.rms(shared.residuals)
         rmsPerNodeExponent = byNode.map { Self.rms($0.residuals) } ?? .nan
         let column = Dictionary(uniqueKeysWithValues: fitted.enumerated().map { ($1, $0) })

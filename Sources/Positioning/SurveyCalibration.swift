@@ -49,8 +49,9 @@ public struct SurveyCalibration: Sendable {
     public var thin: [Thin]
     /// The share of each floor's area farther than `thinRadius` from any surveyed point.
     public var thinShare: [String: Double]
-    /// Readings used, outside the truth's spans, from nodes the site lacks, of other devices.
-    public var used: Int, outside: Int, unknownNode: Int, otherDevice: Int
+    /// Readings used, outside the truth's spans, from nodes the site lacks, of other devices,
+    /// and of those used, the ones in faint cells (a node hearing half the packets sent there or fewer).
+    public var used: Int, outside: Int, unknownNode: Int, otherDevice: Int, faint: Int
     /// Robust RMS of all cells' residuals with one exponent, and with one per node (dB).
     public var rms: Double, rmsPerNodeExponent: Double
 
@@ -92,7 +93,7 @@ public struct SurveyCalibration: Sendable {
             var s = SurveySystem(groups: groups, nodes: fitted.count, devices: data.devices.count)
             for c in data.cells {
                 s.rows.append(.init(group: group(c), node: column[c.node]!, device: c.device, basis: c.basis,
-                                    y: surveyMedian(c.rssi) + c.walls, weight: SurveyCells.weight(c)))
+                                    y: c.level + c.walls, weight: SurveyCells.weight(c)))
             }
             return s
         }

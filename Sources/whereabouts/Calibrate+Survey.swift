@@ -69,7 +69,7 @@ func runSurveyCalibration(site sitePath: String, _ o: SurveyOptions) throws -> I
 /// The fit in words and a table, for the terminal.
 func surveyReport(_ fit: SurveyCalibration, site: Site, badLines: Int, out: String) -> String {
     func f(_ v: Double?, _ d: Int = 1) -> String { v.map { $0.isFinite ? String(format: "%.\(d)f", $0) : "-" } ?? "-" }
-    var text = "wrote \(out): \(fit.used) readings used (\(fit.outside) outside the truth's spans, \(fit.unknownNode) from nodes the site lacks, "
+    var text = "wrote \(out): \(fit.used) readings used (\(fit.outside) outside the truth's spans, \(fit.faint) of them in cells where the node heard half the packets or fewer, \(fit.unknownNode) from nodes the site lacks, "
     text += "\(fit.otherDevice) of other devices or bad RSSI; \(badLines) bad lines)\n"
     text += "absorption \(f(fit.absorption, 2)) (site file: \(f(site.positioning.absorption, 2))); residual RMS \(f(fit.rms)) dB, "
     text += "\(f(fit.rmsPerNodeExponent)) dB with an exponent per node (in-sample, \(fit.nodes.count - 1) more parameters)\n"
