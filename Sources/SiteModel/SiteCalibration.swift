@@ -34,7 +34,7 @@ public struct SiteCalibration: Sendable, Equatable {
             let key = "nodes[\(i)]"
             guard let n = reader.fields(item, key, known: ["name", "rx_adj", "fitted", "readings", "points", "rms", "distance", "exponent_own", "rms_own", "note"]),
                   let name = reader.string(reader.required(n, "name"), n.path("name")) else { continue }
-            if let adj = reader.number(n["rx_adj"], n.path("rx_adj"), within: -60...60) { out.rxAdj[name] = adj }
+            if let adj = reader.number(n["rx_adj"], n.path("rx_adj"), within: -50...50) { out.rxAdj[name] = adj }
         }
         for (i, item) in (reader.list(f["devices"], "devices") ?? []).enumerated() {
             let key = "devices[\(i)]"
