@@ -18,7 +18,7 @@ struct SurveyOptions {
     init?(_ a: Arguments) throws(UsageError) {
         let survey = try a.get(Self.survey), truth = try a.get(Self.truth), out = try a.get(Self.out)
         guard let survey else {
-            if truth != nil || out != nil || a.string("device") != nil || a.string("max-gap") != nil {
+            if truth != nil || out != nil || a.isSet("device") || a.isSet("max-gap") {
                 throw UsageError("--truth, --device, --max-gap and --out go with --survey READINGS.jsonl")
             }
             return nil
