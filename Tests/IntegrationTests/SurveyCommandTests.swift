@@ -154,4 +154,34 @@ import Testing
         // Measured: 2.49 m with the defaults, 1.02 m with the survey's calibration.
         #expect(after < before - 0.5, "median \(before) → \(after)")
     }
+
+    /// The aggregator applies `--calibration` before its engine is built, and refuses one of another site.
+    @Test(.timeLimit(.minutes(1)))
+    func theAggregatorAppliesACalibrationOrRefusesIt() throws {
+        let dir = try Self.temporary("survey-aggregator")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let site = packageRoot.appendingPathComponent("tools/calibration/site.yaml").path
+        let foreign = dir.appendingPathComponent("foreign.yaml").path, good = dir.appendingPathComponent("good.yaml").path
+        try "version: 1\nabsorption: 2.1\nnodes:\n  - { name: attic, rx_adj: 1 }\n".write(toFile: foreign, atomically: true, encoding: .utf8)
+        try "version: 1\nabsorption: 3.25\nnodes:\n  - { name: w-desk, rx_adj: -6 }\n".write(toFile: good, atomically: true, encoding: .utf8)
+        let arguments = ["--site", site, "--db", "none", "--http", "none", "--broker", "mqtt://127.0.0.1:1"]
+        let refused = try Self.run(executable("whereabouts-aggregator"), arguments + ["--calibration", foreign])
+        #expect(refused.status == 1 && refused.errors.contains("node attic is not in"), "\(refused.errors)")
+
+        let log = dir.appendingPathComponent("log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let p = Process()
+        p.executableURL = executable("whereabouts-aggregator")
+        p.arguments = arguments + ["--calibration", good]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = try FileHandle(forWritingTo: log)
+        try runUnmasked(p)
+        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        var text = ""
+        for _ in 0..<200 where !text.contains("running:") {
+            usleep(50_000)
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        }
+        #expect(text.contains("calibration \(good) applied: absorption 3.25"), "\(text)")
+    }
 }
