@@ -60,13 +60,22 @@ import Testing
         let sim = try Self.whereabouts(["simulate", "--site", site, "--scenario", dir.appendingPathComponent("scenario.yaml").path,
                                         "--out", dir.appendingPathComponent("out").path])
         try #require(sim.status == 0, "\(sim.errors)")
-        var csv = "t,x,y,z,floor\n"
+        var csv = "t,x,y,z,floor\n", rooms = "t_start,t_end,room\n"
+        var span: (start: Double, end: Double, room: String)?
         for line in try String(contentsOf: dir.appendingPathComponent("out/truth.jsonl"), encoding: .utf8).split(separator: "\n") {
             let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             if let t = o["t"] as? Double, let x = o["x"] as? Double, let y = o["y"] as? Double, let z = o["z"] as? Double {
                 csv += "\(t),\(x),\(y),\(z),office\n"
+                // Rooms as spans of the truth's 10 Hz samples, each ending where the next begins.
+                let room = o["room"] as? String ?? ""
+                if let s = span, s.room == room { span?.end = t; continue }
+                if let s = span, !s.room.isEmpty { rooms += "\(s.start),\(t - 0.001),\(s.room)\n" }
+                span = (t, t, room)
             }
         }
+        if let s = span, !s.room.isEmpty { rooms += "\(s.start),\(s.end),\(s.room)\n" }
+        let roomsFile = dir.appendingPathComponent("rooms.csv").path
+        try rooms.write(toFile: roomsFile, atomically: true, encoding: .utf8)
         let truth = dir.appendingPathComponent("truth.csv").path, readings = dir.appendingPathComponent("out/readings.jsonl").path
         try csv.write(toFile: truth, atomically: true, encoding: .utf8)
         let cal = dir.appendingPathComponent("cal.yaml").path
@@ -91,7 +100,8 @@ import Testing
         #expect(keyed.status == 0 && keyed.output == calibrated.output, "\(keyed.errors)")
 
         let before = try Self.scores(try Self.whereabouts(["evaluate", "--site", site, "--input", readings, "--truth", truth, "--format", "json"]).output)
-        let after = try Self.whereabouts(["evaluate", "--site", site, "--calibration", cal, "--input", readings, "--truth", truth, "--format", "json"])
+        let after = try Self.whereabouts(["evaluate", "--site", site, "--calibration", cal, "--input", readings, "--truth", truth,
+                                          "--rooms", roomsFile, "--format", "json"])
         try #require(after.status == 0, "\(after.errors)")
         let scored = try Self.scores(after.output)
         #expect(Set(scored.keys) == ["default", "nearest", "nelder-mead"] && Set(before.keys) == Set(scored.keys))
@@ -99,7 +109,11 @@ import Testing
             let (m, p90, p95) = (s["median"] as? Double ?? .nan, s["p90"] as? Double ?? .nan, s["p95"] as? Double ?? .nan)
             #expect(m > 0 && m <= p90 && p90 <= p95 && p95 < 15, "\(s)")
             #expect((s["updates"] as? Int ?? 0) > 100)
+            // Four rooms: a guess is right a quarter of the time; standing 20 s at each point, far more.
+            let right = s["rooms"] as? Double ?? .nan
+            #expect(right > 0.5 && right <= 1, "\(s)")
         }
+        #expect(before["default"]?["rooms"] == nil)
         let gain = (before["default"]?["median"] as? Double ?? 0) - (scored["default"]?["median"] as? Double ?? .infinity)
         #expect(gain > 0, "default median \(before["default"] ?? [:]) → \(scored["default"] ?? [:])")
     }
