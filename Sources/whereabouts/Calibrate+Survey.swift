@@ -35,8 +35,9 @@ let surveyDiscussion = """
     they were. Between two consecutive truth rows the position is interpolated when they are at
     most --max-gap seconds apart or name the same point (a stay); readings at other times are not
     used. The engine's path-loss model (walls included) is fitted to cells of 0.5 m (a node hearing
-    a device there: their median RSSI), by least squares reweighted (Huber): the absorption, each
-    node's rx_adj (from \(SurveyCalibration.minimumCells) cells or more) and each device's tx_ref.
+    a device there: the median over the packets sent, those the node missed counted as fainter
+    than any it heard), by least squares reweighted (Huber): the absorption, each node's rx_adj
+    (from \(SurveyCalibration.minimumCells) cells or more) and each device's tx_ref.
     A common offset cannot be told from transmit power, so the rx_adj fitted average 0 and the
     tx_ref carry the level. Writes CAL.yaml (version, the fitted parameters, per node its residual
     RMS, readings and points used, per floor where the survey is thin) and prints a report. Exits 1
