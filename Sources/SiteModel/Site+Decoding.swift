@@ -33,7 +33,7 @@ extension Site {
 /// The keys of a site file, in one place so the decoder and its help agree.
 enum SiteKeys {
     static let top: Set<String> = ["mqtt", "floors", "zones", "nodes", "devices", "exclude_devices", "irks",
-                                   "positioning", "storage", "away_timeout"]
+                                   "positioning", "storage", "away_timeout", "calibration"]
     /// ESPresense-companion's top-level keys that Whereabouts has no use for.
     static let companionTop: Set<String> = ["gps", "map", "timeout", "device_retention", "optimization", "history",
                                             "locators", "filtering", "weighting", "bayesian_probabilities", "update"]
@@ -73,6 +73,10 @@ struct SiteDecoder {
             site.positioning.awayAfter = t
         }
         if let node = f["storage"] { decodeStorage(node, f.path("storage")) }
+        if let path = reader.string(f["calibration"], "calibration") {
+            if path.isEmpty { reader.error("calibration", f["calibration"]?.line ?? root.line, "expects a file name") }
+            else { site.calibration = path }
+        }
         if let floors = reader.list(f["floors"], "floors") {
             for (i, node) in floors.enumerated() { decodeFloor(node, "floors[\(i)]") }
         }

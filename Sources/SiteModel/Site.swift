@@ -15,6 +15,10 @@ public struct Site: Sendable, Equatable {
     public var positioning = PositioningSettings()
     public var mqtt = MQTTSettings()
     public var storage = StorageSettings()
+    /// A calibration file (`calibration: FILE`, what `whereabouts calibrate --survey` writes),
+    /// as written: relative paths are relative to the site file's directory, resolved by whoever
+    /// loads it (see `SiteCalibration`).
+    public var calibration: String?
     public init() {}
 }
 

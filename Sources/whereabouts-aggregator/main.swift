@@ -38,14 +38,16 @@ struct AggregatorOptions {
     static let clientID = Opt<String>.text("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator")
     static let noDiscovery = Opt<Bool>.flag("no-discovery", help: "Do not publish Home Assistant discovery.")
     static let config = Opt<String?>.text("config", "FILE", help: "A YAML file with any of these options as keys (flags win).")
-    static let table = [site.option, broker.option, db.option, http.option, httpTokenFile.option, locator.option,
+    static let calibration = Opt<String?>.text("calibration", "CAL.yaml", help: "A calibration `whereabouts calibrate --survey` wrote "
+        + "(default: the site's calibration key): its absorption, rx_adj and tx_ref replace the site's.")
+    static let table = [site.option, calibration.option, broker.option, db.option, http.option, httpTokenFile.option, locator.option,
                         dialects.option, clock.option, clientID.option, noDiscovery.option, config.option]
 
-    let site: String, broker: BrokerURL?, db: String?, http: String, httpTokenFile: String?
+    let site: String, calibration: String?, broker: BrokerURL?, db: String?, http: String, httpTokenFile: String?
     let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, clientID: String, noDiscovery: Bool
 
     init(_ a: Arguments) throws(UsageError) {
-        site = try a.get(Self.site); broker = try a.get(Self.broker); db = try a.get(Self.db); http = try a.get(Self.http)
+        site = try a.get(Self.site); calibration = try a.get(Self.calibration); broker = try a.get(Self.broker); db = try a.get(Self.db); http = try a.get(Self.http)
         httpTokenFile = try a.get(Self.httpTokenFile); locator = try a.get(Self.locator); dialects = try a.get(Self.dialects)
         clock = try a.get(Self.clock); clientID = try a.get(Self.clientID); noDiscovery = try a.get(Self.noDiscovery)
     }
@@ -125,13 +127,14 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     let options = try merged(args)
     let sitePath = options.site
 
-    let decoded = Site.load(path: sitePath)
-    for problem in decoded.warnings { log("\(sitePath):\(problem)") }
+    let decoded = CalibratedSite.load(sitePath: sitePath, calibration: options.calibration)
+    for (path, problem) in decoded.problems where problem.severity == .warning { log("\(path):\(problem)") }
     guard decoded.errors.isEmpty else {
-        for problem in decoded.errors { printError("\(sitePath):\(problem)") }
-        log("the site file has \(decoded.errors.count) error(s); not starting")
+        for (path, problem) in decoded.errors { printError("\(path):\(problem)") }
+        log("the site or calibration file has \(decoded.errors.count) error(s); not starting")
         return ExitCode.failure
     }
+    if let applied = decoded.calibrationPath { log("calibration \(applied) applied: absorption \(decoded.site.positioning.absorption)") }
     let site = decoded.site
     let mqtt: MQTTOptions
     // The site's broker settings are checked as the edge's are; a bad pair is the file's error.

@@ -11,18 +11,30 @@ struct CalibrateOptions {
         default: String(format: "%g", NodeBeaconCalibration.receiverSpread))) { a throws(UsageError) in
         try receiverSpread(a, "receiver-spread", upTo: 40)
     }
-    let site: String, input: String, spread: Double
+    /// The node-beacon mode's readings (`inputOption`'s text, optional here: the survey mode reads `--survey`).
+    static let input = Opt<String?>.text("input", "READINGS.jsonl", help: inputOption.option.help + " Node beacons: fit from what nodes hear of each other.")
+    static let table = [site.option, input.option, spreadOption.option] + SurveyOptions.table
+    let site: String, input: String?, spread: Double
+    let survey: SurveyOptions?
     init(_ a: Arguments) throws(UsageError) {
-        site = try a.get(Self.site); input = try a.get(inputOption); spread = try a.get(Self.spreadOption)
+        site = try a.get(Self.site); input = try a.get(Self.input); spread = try a.get(Self.spreadOption)
+        survey = try SurveyOptions(a)
+        switch (input, survey) {
+        case (nil, nil): throw UsageError("give --input READINGS.jsonl (node beacons) or --survey READINGS.jsonl --truth TRUTH.csv --out CAL.yaml")
+        case (.some, .some): throw UsageError("--input (node beacons) and --survey (a site survey) are two modes: give one")
+        default: break
+        }
     }
 }
 
 let calibrateCommand = Command(
     name: "whereabouts calibrate",
-    abstract: "fit the site's absorption and each node's rx_adj from what the nodes hear of each other's beacons",
-    options: [CalibrateOptions.site.option, inputOption.option, CalibrateOptions.spreadOption.option],
-    discussion: """
-        Node j hearing node i's beacon is a reading at a known distance, with the site's walls
+    abstract: "fit the site's absorption, each node's rx_adj (and from a survey each device's tx_ref) from node beacons or a site survey",
+    usage: ["whereabouts calibrate --site FILE --input READINGS.jsonl [--receiver-spread DB]",
+            "whereabouts calibrate --site FILE --survey READINGS.jsonl --truth TRUTH.csv [--device ID] [--max-gap S] --out CAL.yaml"],
+    options: CalibrateOptions.table,
+    discussion: surveyDiscussion + """
+        Node beacons (--input): node j hearing node i's beacon is a reading at a known distance, with the site's walls
         between: the engine's path-loss model fits the absorption (path-loss exponent) and one
         rx_adj per node by least squares on each link's median RSSI, reweighted (Huber) so that a
         link the walls do not explain counts less. Each rx_adj is held toward 0 by a prior: receivers
@@ -54,7 +66,8 @@ let calibrateCommand = Command(
 func runCalibrate(_ arguments: [String]) -> Int32 {
     runTool(calibrateCommand, arguments: arguments) { args in
         let o = try CalibrateOptions(args)
-        let (sitePath, input, spread) = (o.site, o.input, o.spread)
+        if let survey = o.survey { return try runSurveyCalibration(site: o.site, survey) }
+        let (sitePath, input, spread) = (o.site, o.input ?? "-", o.spread)
         let site = try loadSite(path: sitePath)
         // The engine's own ingest decides what is a node beacon, as in the aggregator; nothing is
         // solved (no `advance`), and the nearest-node locator builds no search grids.

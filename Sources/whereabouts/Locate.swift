@@ -12,10 +12,10 @@ struct LocateOptions {
     static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)
     static let acceleration = Opt<Double>.number("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s.",
                                                  in: 0...1e12, default: EngineOptions().acceleration)
-    static let table = [site.option, inputOption.option, locator.option, acceleration.option]
-    let site: String, input: String, locator: LocatorKind, acceleration: Double
+    static let table = [site.option, calibrationOption.option, inputOption.option, locator.option, acceleration.option]
+    let site: String, calibration: String?, input: String, locator: LocatorKind, acceleration: Double
     init(_ a: Arguments) throws(UsageError) {
-        site = try a.get(Self.site); input = try a.get(inputOption)
+        site = try a.get(Self.site); calibration = try a.get(calibrationOption); input = try a.get(inputOption)
         locator = try a.get(Self.locator); acceleration = try a.get(Self.acceleration)
     }
 }
@@ -36,7 +36,7 @@ func runLocate(_ arguments: [String]) -> Int32 {
         let o = try LocateOptions(args)
         var options = EngineOptions()
         options.acceleration = o.acceleration
-        let site = try loadSite(path: o.site)
+        let site = try loadCalibratedSite(path: o.site, calibration: o.calibration)
         var run = LocateRun(engine: Engine(site: site, locator: o.locator, options: options))
         guard let badLines = readBatches(o.input, tool: "whereabouts locate", { run.take($0, node: $1) }) else { return ExitCode.failure }
         run.finish()
@@ -121,8 +121,10 @@ struct LocateRun {
     private var last = -Double.infinity
     private var output: [EngineOutput] = []
     private var json = JSONWriter(capacity: 512)
+    /// Where updates go instead of standard output (`evaluate` scores them); events are then dropped.
+    private let collect: ((DeviceUpdate) -> Void)?
 
-    init(engine: Engine) { self.engine = engine }
+    init(engine: Engine, collect: ((DeviceUpdate) -> Void)? = nil) { self.engine = engine; self.collect = collect }
 
     mutating func take(_ batch: Batch, node: String) {
         for reading in batch.readings {
@@ -167,14 +169,14 @@ struct LocateRun {
         advance(through: last)
         engine.advance(to: tick, into: &output)
         flush()
-        for event in engine.shutdown(at: tick) { write(event) }
+        for event in engine.shutdown(at: tick) where collect == nil { write(event) }
     }
 
     private mutating func flush() {
         for item in output {
             switch item {
-            case .update(let u): write(u)
-            case .event(let e): write(e)
+            case .update(let u): if let collect { collect(u) } else { write(u) }
+            case .event(let e): if collect == nil { write(e) }
             }
         }
         output.removeAll(keepingCapacity: true)

@@ -10,6 +10,7 @@ let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = 
     ("check-site", "check a site file and report every problem", runCheckSite),
     ("locate", "run the positioning engine offline over recorded readings", runLocate),
     ("calibrate", "fit absorption and rx_adj from the nodes' own beacons", runCalibrate),
+    ("evaluate", "measure each locator's error on recorded readings against ground truth", runEvaluate),
     ("simulate", "simulate a site: captures per node, readings and ground truth", runSimulate),
     ("history", "a device's track points from the database", runHistory),
     ("visits", "zone visits from the database", runVisits),

@@ -1,0 +1,48 @@
+import Wire
+public import SiteModel
+
+extension SiteCalibration {
+    /// Reads and decodes a calibration file. A file that cannot be read or parsed comes back
+    /// empty with one error (line 0 for an unreadable file).
+    public static func load(path: String) -> (calibration: SiteCalibration, problems: [SiteProblem]) {
+        do {
+            return decode(try YAML.parse(contentsOf: path))
+        } catch {
+            return (SiteCalibration(), [SiteProblem(.error, line: error.line, key: "", message: error.message)])
+        }
+    }
+
+    /// Where a site file's `calibration: FILE` is: as written when absolute, else beside the site file.
+    public static func path(_ written: String, besideSite sitePath: String) -> String {
+        guard !written.hasPrefix("/"), let slash = sitePath.lastIndex(of: "/") else { return written }
+        return String(sitePath[...slash]) + written
+    }
+}
+
+/// A site with its calibration applied: which file was applied (`nil`: none) and the problems of
+/// the site file and of the calibration file, each with its own path.
+public struct CalibratedSite: Sendable {
+    public var site: Site
+    public var calibrationPath: String?
+    public var problems: [(path: String, problem: SiteProblem)]
+    public var errors: [(path: String, problem: SiteProblem)] { problems.filter { $0.problem.severity == .error } }
+
+    /// Loads the site at `sitePath` and applies `calibration` (a `--calibration` flag), else the
+    /// file its `calibration` key names, else nothing. A calibration naming a node the site does
+    /// not have is an error: it was fitted for another site.
+    public static func load(sitePath: String, calibration flag: String?) -> CalibratedSite {
+        let decoded = Site.load(path: sitePath)
+        var out = CalibratedSite(site: decoded.site, calibrationPath: nil, problems: decoded.problems.map { (sitePath, $0) })
+        guard decoded.errors.isEmpty else { return out }
+        guard let path = flag ?? decoded.site.calibration.map({ SiteCalibration.path($0, besideSite: sitePath) }) else { return out }
+        let (calibration, problems) = SiteCalibration.load(path: path)
+        out.problems += problems.map { (path, $0) }
+        for name in calibration.unknownNodes(in: decoded.site) {
+            out.problems.append((path, SiteProblem(.error, line: 0, key: "nodes", message: "node \(name) is not in \(sitePath): a calibration of another site?")))
+        }
+        guard !problems.contains(where: { $0.severity == .error }), out.errors.isEmpty else { return out }
+        out.site = calibration.applied(to: decoded.site)
+        out.calibrationPath = path
+        return out
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Options
+import Positioning
+import SiteModel
+import Wire
+
+/// `--locator` of `evaluate`: one of the engine's, or all of them.
+enum EvaluateLocator: String, CaseIterable, Sendable {
+    case all
+    case `default`
+    case nearest
+    case nelderMead = "nelder-mead"
+
+    var kinds: [LocatorKind] {
+        switch self {
+        case .all: LocatorKind.allCases
+        case .default: [.default]
+        case .nearest: [.nearest]
+        case .nelderMead: [.nelderMead]
+        }
+    }
+}
+
+enum EvaluateFormat: String, CaseIterable, Sendable { case text, json }
+
+struct EvaluateOptions {
+    static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML).")
+    static let truth = Opt<String?>.text("truth", "TRUTH.csv", help: "Where the device was: header t,x,y[,z][,floor], Unix seconds, metres.")
+    static let rooms = Opt<String?>.text("rooms", "ROOMS.csv", help: "Which room it was in: header t_start,t_end,room.")
+    static let locator = Opt.choice("locator", help: "all, default, nearest or nelder-mead.", default: EvaluateLocator.all)
+    static let format = Opt.choice("format", help: "text (a table) or json (one object per locator a line).", default: EvaluateFormat.text)
+    static let device = Opt<String?>.text("device", "ID", help: "The device the truth is of (default: the only device located).")
+    static let table = [site.option, calibrationOption.option, inputOption.option, truth.option, rooms.option, locator.option,
+                        format.option, device.option, maxGapOption.option]
+    let site: String, calibration: String?, input: String, truth: String?, rooms: String?
+    let locator: EvaluateLocator, format: EvaluateFormat, device: String?, maxGap: Double
+    init(_ a: Arguments) throws(UsageError) {
+        site = try a.get(Self.site); calibration = try a.get(calibrationOption); input = try a.get(inputOption)
+        truth = try a.get(Self.truth); rooms = try a.get(Self.rooms); locator = try a.get(Self.locator)
+        format = try a.get(Self.format); device = try a.get(Self.device); maxGap = try a.get(maxGapOption)
+        guard truth != nil || rooms != nil else { throw UsageError("give --truth TRUTH.csv, --rooms ROOMS.csv or both: what to score against") }
+    }
+}
+
+let evaluateCommand = Command(
+    name: "whereabouts evaluate",
+    abstract: "measure each locator's accuracy on recorded readings against where the device really was",
+    options: EvaluateOptions.table,
+    discussion: """
+        Runs the engine exactly as `whereabouts locate` does (same site, calibration, ticks) with each
+        locator, and scores every position update of the device: its 2-D error against the truth
+        interpolated at the update's time (updates outside the truth's spans are not scored: see
+        --max-gap), and with --rooms the share of updates naming the right room. Prints median, p90
+        and p95 (m) per locator; --format json prints one object a line,
+        {"locator","updates","median","p90","p95"} and "rooms" (fraction right) with --rooms.
+        Exits 1 when no update can be scored.
+        """)
+
+/// One locator's score.
+struct EvaluateScore {
+    var locator: LocatorKind
+    var updates = 0
+    var errors: [Double] = []
+    var roomChecks = 0, roomsRight = 0
+
+    /// The `q` quantile of the errors, linear between order statistics (as the accuracy report's).
+    func quantile(_ q: Double) -> Double? {
+        let sorted = errors.sorted()
+        guard !sorted.isEmpty else { return nil }
+        let position = q * Double(sorted.count - 1)
+        let lo = Int(position), hi = min(lo + 1, sorted.count - 1)
+        return sorted[lo] + (sorted[hi] - sorted[lo]) * (position - Double(lo))
+    }
+    var rooms: Double? { roomChecks > 0 ? Double(roomsRight) / Double(roomChecks) : nil }
+}
+
+func runEvaluate(_ arguments: [String]) -> Int32 {
+    runTool(evaluateCommand, arguments: arguments) { args in
+        let o = try EvaluateOptions(args)
+        let tool = "whereabouts evaluate"
+        let site = try loadCalibratedSite(path: o.site, calibration: o.calibration)
+        let truth = try o.truth.map { try readTruth($0, site: site, maxGap: o.maxGap) }
+        let rooms = try o.rooms.map { try readRooms($0, site: site) }
+        var batches: [(Batch, String)] = []
+        guard let badLines = readBatches(o.input, tool: tool, { batches.append(($0, $1)) }) else { return ExitCode.failure }
+        if badLines > 0 { printError("\(tool): \(badLines) bad lines skipped") }
+        var scores: [EvaluateScore] = []
+        for kind in o.locator.kinds {
+            var updates: [DeviceUpdate] = []
+            var run = LocateRun(engine: Engine(site: site, locator: kind, options: EngineOptions()), collect: { updates.append($0) })
+            for (batch, node) in batches { run.take(batch, node: node) }
+            run.finish()
+            let ids = Set(updates.map(\.id))
+            guard let device = o.device ?? (ids.count == 1 ? ids.first : nil) else {
+                printError("\(tool): \(ids.count) devices were located (\(ids.sorted().prefix(5).joined(separator: ", "))): name the one the truth is of with --device")
+                return ExitCode.failure
+            }
+            scores.append(score(updates.filter { $0.id == device }, kind: kind, truth: truth, rooms: rooms))
+        }
+        guard scores.contains(where: { !$0.errors.isEmpty || $0.roomChecks > 0 }) else {
+            printError("\(tool): no position update falls in a span of the truth or rooms: nothing to score")
+            return ExitCode.failure
+        }
+        print(o.format == .json ? scores.map(jsonLine).joined(separator: "\n") : scoreTable(scores, rooms: rooms != nil))
+        return ExitCode.success
+    }
+}
+
+func score(_ updates: [DeviceUpdate], kind: LocatorKind, truth: TruthTrack?, rooms: RoomLabels?) -> EvaluateScore {
+    var s = EvaluateScore(locator: kind)
+    s.updates = updates.count
+    for u in updates {
+        if let (p, _) = truth?.position(at: u.t) {
+            let dx = u.x - p.x, dy = u.y - p.y
+            s.errors.append((dx * dx + dy * dy).squareRoot())
+        }
+        if let room = rooms?.room(at: u.t) {
+            s.roomChecks += 1
+            if u.room == room { s.roomsRight += 1 }
+        }
+    }
+    return s
+}
+
+private func jsonLine(_ s: EvaluateScore) -> String {
+    var json = JSONWriter(capacity: 160)
+    json.objectStart()
+    json.field("locator", s.locator.rawValue)
+    json.key("updates"); json.value(s.errors.count)
+    for (name, q) in [("median", 0.5), ("p90", 0.9), ("p95", 0.95)] {
+        json.key(name)
+        if let v = s.quantile(q) { json.value(v, decimals: 3) } else { json.null() }
+    }
+    if let r = s.rooms { json.field("rooms", r, decimals: 4) }
+    json.objectEnd()
+    return json.string
+}
+
+private func scoreTable(_ scores: [EvaluateScore], rooms: Bool) -> String {
+    func m(_ v: Double?) -> String { v.map { String(format: "%.2f", $0) } ?? "-" }
+    var lines = [["locator", "updates", "median m", "p90 m", "p95 m"] + (rooms ? ["rooms"] : [])]
+    for s in scores {
+        lines.append([s.locator.rawValue, "\(s.errors.count)", m(s.quantile(0.5)), m(s.quantile(0.9)), m(s.quantile(0.95))]
+            + (rooms ? [s.rooms.map { String(format: "%.1f %%", $0 * 100) } ?? "-"] : []))
+    }
+    return lines.map { $0.map { $0.padding(13) }.joined() }.joined(separator: "\n")
+}
