@@ -39,13 +39,13 @@ test: build
 	$(MAKE) accuracy-gate
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/map-test/run.sh
 
-# libFuzzer on every parser (issue 9): FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
+# libFuzzer on every parser: FUZZ_SECONDS per target (default 600), FUZZ_TARGETS
 # to pick some, FUZZ_JOBS=2 to run two at once. Figures go in docs/reliability.md.
 FUZZ_SECONDS ?= 600
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) tools/fuzz/run.sh $(FUZZ_TARGETS)
 
-# SPEC §4 speed and memory bars in one go (~8 min): prints a table and rewrites the generated
+# The speed and memory bars in one go (~8 min): prints a table and rewrites the generated
 # part of docs/benchmarks.md. The memory run ages the site under libfaketime.
 bench: release
 	@dpkg-query -W -f='$${Status}' faketime 2>/dev/null | grep -q "ok installed" || \
@@ -69,7 +69,7 @@ accuracy-gate: deps
 demo: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/demo.sh
 
-# The live radio path on Debian 12's kernel under qemu with virtual controllers (issue 10);
+# The live radio path on Debian 12's kernel under qemu with virtual controllers;
 # installs qemu itself, caches the guest image in ~/.cache/whereabouts/radio-test.
 radio-test: deps
 	tools/radio-test/run.sh

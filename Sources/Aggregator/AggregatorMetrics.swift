@@ -4,7 +4,7 @@ import Positioning
 import Wire
 import SiteModel
 
-/// The aggregator's metrics (SPEC §6 names are an interface: dashboards and scripts use them).
+/// The aggregator's metrics (docs/protocol.md#metrics: their names are an interface, dashboards and scripts use them).
 ///
 /// Labels have bounded cardinality: node, zone, reason and event type; never device.
 final class AggregatorMetrics: Sendable {

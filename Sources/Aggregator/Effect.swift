@@ -19,7 +19,7 @@ enum Effect {
     case forget(String)
 }
 
-/// A node's counters from `<p>/nodes/<node>/telemetry` (SPEC §2).
+/// A node's counters from `<p>/nodes/<node>/telemetry` (docs/protocol.md#mqtt-topics-and-payloads).
 struct NodeTelemetry: Equatable {
     var adverts: Int64?, published: Int64?, dropped: Int64?, buffered: Int64?
 }

@@ -3,7 +3,7 @@ import Wire
 
 /// Who is in each room and zone, kept from the enter and exit events, in order of entry.
 ///
-/// A zone's occupancy message lists every occupant (SPEC §2), and a hospital ward holds
+/// A zone's occupancy message lists every occupant (docs/protocol.md#mqtt-topics-and-payloads), and a hospital ward holds
 /// thousands of tags: looking an occupant up by comparing ids, and quoting every id into each
 /// message, made occupancy most of the aggregator's cost at 50,000 devices (docs/benchmarks.md).
 /// So each zone keeps its occupants' JSON array body (`"a","b"`) as it changes: an enter appends

@@ -3,7 +3,7 @@ import Positioning
 import Wire
 import SiteModel
 
-/// Turns engine output into the messages of SPEC §2, aggregator → subscribers.
+/// Turns engine output into the messages of docs/protocol.md#mqtt-topics-and-payloads, aggregator → subscribers.
 ///
 /// Formatting, and the state deadband (`StatePolicy`): it keeps what it needs to publish a
 /// room topic on change, a device's state only when it changed enough or is due again, and
@@ -99,7 +99,7 @@ struct Publisher {
         writer.key(literal: "fixes"); writer.value(u.fixes)
         writer.key(literal: "t"); writer.time(u.t)
         writer.key(literal: "since"); writer.time(u.since)
-        // No node heard it (away): SPEC §2's `unknown` proximity, as iOS ranging says it.
+        // No node heard it (away): the `unknown` proximity of docs/protocol.md#device-state, as iOS ranging says it.
         writer.key(literal: "nearest")
         writer.objectStart()
         writer.key(literal: "node"); if let n = u.nearest { writer.value(n.node) } else { writer.null() }

@@ -27,7 +27,7 @@ struct PublishedState {
     }
 }
 
-/// When a device's state is published again (SPEC §2 fixes no cadence): the deadband of the
+/// When a device's state is published again (docs/protocol.md#mqtt-topics-and-payloads fixes no cadence): the deadband of the
 /// site's `positioning.state_deadband` and `state_heartbeat`.
 ///
 /// The engine makes an update about every `updateInterval` (0.5 s) for each device it solves,
@@ -77,7 +77,7 @@ struct StatePolicy: Sendable, Equatable {
     static let proximityMargin = 1.25
 
     /// Whether the nearest node or its proximity changed enough to publish before the deadband
-    /// or the heartbeat would. Both come from the strongest reading of the window (SPEC §2, as
+    /// or the heartbeat would. Both come from the strongest reading of the window (docs/protocol.md#mqtt-topics-and-payloads, as
     /// iOS ranging reports it), not from the fix: a tag between two nodes, or 3 m from one,
     /// flips between them on every few dB of noise. So the class is taken as changed only when
     /// the distance lies well outside the class last published, and another node at the same

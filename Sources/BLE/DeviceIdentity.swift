@@ -1,4 +1,4 @@
-/// The stable identity of a device (SPEC §1), held as raw values so that finding it for
+/// The stable identity of a device (docs/protocol.md#device-ids), held as raw values so that finding it for
 /// each advertisement allocates nothing. `id` spells it as text, which allocates: the edge
 /// calls it only when it publishes, and may cache the result per identity.
 public enum DeviceIdentity: Hashable, Sendable, CustomStringConvertible {
@@ -20,7 +20,7 @@ public enum DeviceIdentity: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The id string of SPEC §1, e.g. `iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42`.
+    /// The id string of docs/protocol.md#device-ids, e.g. `iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42`.
     /// Spelled into one byte buffer, so it costs two allocations.
     public var id: String {
         var out: [UInt8] = []
@@ -67,7 +67,7 @@ public enum DeviceIdentity: Hashable, Sendable, CustomStringConvertible {
         out[start...].reverse()
     }
 
-    /// The `kind` of SPEC §2 readings: `ibeacon`, `altbeacon`, `eddystone` or `mac`.
+    /// The `kind` of docs/protocol.md#mqtt-topics-and-payloads readings: `ibeacon`, `altbeacon`, `eddystone` or `mac`.
     public var kind: String {
         switch self {
         case .iBeacon: "ibeacon"

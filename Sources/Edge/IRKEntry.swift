@@ -29,7 +29,7 @@ public struct IRKEntry: Sendable, Equatable, CustomStringConvertible {
         return key
     }
 
-    /// SPEC §1: `irk:<32 lower-case hex digits of the key>`.
+    /// docs/protocol.md#device-ids: `irk:<32 lower-case hex digits of the key>`.
     public var deviceID: String { "irk:" + Hex.string(key) }
 
     public var description: String { "IRK \(name)" }

@@ -2,7 +2,7 @@ import BLE
 import Crypto
 
 /// Names phones: finds which configured identity resolving key made a resolvable private
-/// address (Core Vol 6 Part B 1.3.2.3), so its readings carry `irk:<key hex>` (SPEC §1).
+/// address (Core Vol 6 Part B 1.3.2.3), so its readings carry `irk:<key hex>` (docs/protocol.md#device-ids).
 ///
 /// Trying a key costs one AES block, so the answer is cached per address: a phone keeps an
 /// address for about 15 minutes and advertises several times a second on it, so the steady

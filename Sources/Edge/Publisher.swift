@@ -7,7 +7,7 @@ import Wire
 import Glibc
 #endif
 
-/// Batches readings (SPEC §2) and publishes them, never losing one silently.
+/// Batches readings (docs/protocol.md#mqtt-topics-and-payloads) and publishes them, never losing one silently.
 ///
 /// Readings wait in a bounded `ReadingQueue` until a batch is due and the broker is there.
 /// At most `window` batches are handed to libmosquitto at a time; each stays counted as

@@ -1,6 +1,6 @@
 import Wire
 
-/// The node's `telemetry` message of SPEC §2, counters since start.
+/// The node's `telemetry` message of docs/protocol.md#mqtt-topics-and-payloads, counters since start.
 struct Telemetry: Sendable {
     /// What the publisher knows about readings.
     struct Counts {
@@ -31,14 +31,14 @@ struct Telemetry: Sendable {
         w.objectStart()
         w.field("version", version)
         w.field("adapter", adapter)
-        // Beyond SPEC §2's fields: whether a live adapter is scanning, or down and why.
+        // Beyond the fields docs/protocol.md#telemetry started with: whether a live adapter is scanning, or down and why.
         if let state = sourceState() { w.field("adapter_state", state) }
         w.field("uptime", unixTime() - started, decimals: 0)
         w.key("adverts"); w.value(counters.advertCount)
         w.key("published"); w.value(c.published)
         w.key("dropped"); w.value(c.dropped)
         w.field("buffered", c.waiting + c.inflight)
-        // Beyond SPEC §2's fields: input that could not be decoded and was skipped.
+        // Beyond the fields docs/protocol.md#telemetry started with: input that could not be decoded and was skipped.
         w.key("malformed"); w.value(counters.malformedCount)
         w.objectEnd()
         return w.bytes

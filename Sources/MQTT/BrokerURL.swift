@@ -1,4 +1,4 @@
-/// Where the broker is: `mqtt://host[:port]` or `mqtts://host[:port]` (SPEC §6).
+/// Where the broker is: `mqtt://host[:port]` or `mqtts://host[:port]` (docs/protocol.md#command-lines).
 ///
 /// Credentials are never part of the URL: they come from a file or the environment.
 public struct BrokerURL: Sendable, Equatable, CustomStringConvertible {

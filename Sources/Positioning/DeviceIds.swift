@@ -7,7 +7,7 @@
 /// storage, through a closure) cost about half as much as hashing it.
 ///
 /// The hash is keyed by random words drawn once per process, so ids chosen to collide cannot
-/// be precomputed: NH (`NH`) for ids of up to 128 bytes (every id SPEC §1 makes), SipHash-1-3
+/// be precomputed: NH (`NH`) for ids of up to 128 bytes (every id docs/protocol.md#device-ids makes), SipHash-1-3
 /// (what Swift's `Hasher` runs) for longer ones. On the bench's iBeacon ids NH costs 127
 /// instructions where SipHash cost 277 (callgrind), which was a tenth of the aggregator's
 /// instructions per reading at the end-to-end ladder's top. NH is a universal hash, not a

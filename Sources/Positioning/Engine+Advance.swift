@@ -80,7 +80,7 @@ extension Engine {
         }
     }
 
-    /// The update of a device that went away at `since`: no room, floor, zones or fix (SPEC §2;
+    /// The update of a device that went away at `since`: no room, floor, zones or fix (docs/protocol.md#mqtt-topics-and-payloads;
     /// its position is the last one, which the publisher does not repeat as if it were current).
     private func awayUpdate(device d: Int, at t: Double, since: Double) -> DeviceUpdate {
         var u = update(device: d, at: t, nearest: nil)

@@ -151,7 +151,7 @@ public final class Engine {
     }
 
     /// As `ingest(nodeIndex:id:rssi:tx:t:)` for every reading of a batch from node `n`
-    /// (SPEC §2: up to 200 readings of one node), in order. `ids` holds the bytes the readings'
+    /// (docs/protocol.md#mqtt-topics-and-payloads: up to 200 readings of one node), in order. `ids` holds the bytes the readings'
     /// id ranges point into; `hashed`: each reading carries `idHash(id)` already. `rejected`
     /// hears why each refused reading was. Returns the readings accepted and the newest time
     /// among them.

@@ -16,7 +16,7 @@ public struct NodeRange: Sendable, Equatable {
     public var proximity: Proximity
 }
 
-/// A device's tracked state after a solve (SPEC §2 `state`).
+/// A device's tracked state after a solve (docs/protocol.md#mqtt-topics-and-payloads `state`).
 public struct DeviceUpdate: Sendable, Equatable {
     public var id: String
     public var name: String?
@@ -48,7 +48,7 @@ public struct DeviceUpdate: Sendable, Equatable {
     public var device = -1
 }
 
-/// A device entering or leaving a room or zone (SPEC §2 `events`).
+/// A device entering or leaving a room or zone (docs/protocol.md#mqtt-topics-and-payloads `events`).
 public struct ZoneEvent: Sendable, Equatable {
     public enum Kind: String, Sendable { case enter, exit }
     public var type: Kind

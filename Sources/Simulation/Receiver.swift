@@ -2,7 +2,7 @@ import BLE
 import Wire
 
 /// A node while the simulation runs: its clock, the capture it writes, and the readings it
-/// batches as the edge does (SPEC §2), on its own clock.
+/// batches as the edge does (docs/protocol.md#mqtt-topics-and-payloads), on its own clock.
 struct Receiver {
     let name: String
     /// Its clock: `node = true + offset + drift · (seconds since start)`.

@@ -129,7 +129,7 @@ struct ScenarioDecoder {
         if kind != nil { scenario.devices.append(device) }
     }
 
-    /// The device's kind from `ibeacon`, `phone` or `mac`, or from an `id` spelled as SPEC §1 does.
+    /// The device's kind from `ibeacon`, `phone` or `mac`, or from an `id` spelled as docs/protocol.md#device-ids does.
     mutating func decodeKind(_ f: ConfigReader.Fields) -> AdvertiserKind? {
         let given = ["ibeacon", "phone", "mac"].filter { f[$0] != nil }
         guard given.count <= 1 else {
@@ -185,7 +185,7 @@ struct ScenarioDecoder {
 
     mutating func decodePhone(_ node: ConfigNode, _ key: String, id: String?) -> AdvertiserKind? {
         guard let f = reader.fields(node, key, known: ["name", "irk", "rotate"]) else { return nil }
-        // The id, when given, spells the key (SPEC §1: irk:<key hex>).
+        // The id, when given, spells the key (docs/protocol.md#device-ids: irk:<key hex>).
         var idKey: IdentityResolvingKey?
         if let id, id.hasPrefix("irk:") {
             idKey = IdentityResolvingKey(hex: String(id.dropFirst(4)))

@@ -59,7 +59,7 @@ public struct ChannelEffects: Sendable, Equatable {
     public var clockDriftPPM: Double = 20
     /// A wall crossed within half this of a door lets the signal through unattenuated (m).
     public var doorWidth: Double = 0.9
-    /// The edge's batch interval and size (SPEC §2).
+    /// The edge's batch interval and size (docs/protocol.md#mqtt-topics-and-payloads).
     public var batchInterval: Double = 0.25
     public var batchMax: Int = 200
     public init() {}
@@ -113,7 +113,7 @@ public struct DeviceSpec: Sendable {
 
     public init(kind: AdvertiserKind) { self.kind = kind }
 
-    /// The id readings carry (SPEC §1): a phone's is `irk:<key hex>`. A phone whose key comes
+    /// The id readings carry (docs/protocol.md#device-ids): a phone's is `irk:<key hex>`. A phone whose key comes
     /// from the site is `irk:<name>` only until `Simulation.prepare` puts the key in.
     public var id: String {
         switch kind {

@@ -6,7 +6,7 @@ import SiteModel
 public enum SimulationFile: Hashable, Sendable {
     /// The btsnoop capture of node `index` (in the site's order).
     case capture(Int)
-    /// SPEC §2 batches, one JSON object per line.
+    /// docs/protocol.md#mqtt-topics-and-payloads batches, one JSON object per line.
     case readings
     /// Ground truth, one JSON object per line per device at 10 Hz.
     case truth

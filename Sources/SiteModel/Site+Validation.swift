@@ -72,7 +72,7 @@ extension SiteDecoder {
         for (node, at) in zip(site.nodes, nodeLines) { checkNodeInside(node, at) }
     }
 
-    /// Ids must be unique within their kind; zones share the room namespace (SPEC §2: a room is a zone).
+    /// Ids must be unique within their kind; zones share the room namespace (docs/protocol.md#mqtt-topics-and-payloads: a room is a zone).
     private mutating func checkUniqueIDs() {
         var first: [String: Int] = [:]
         var slugs: [String: (id: String, line: Int)] = [:]

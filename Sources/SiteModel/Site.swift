@@ -1,6 +1,6 @@
 /// The site: floors with rooms, walls and doors, extra zones, nodes, known devices and settings.
 ///
-/// This is the model of SPEC §3. It is decoded from YAML by the `YAML` module
+/// This is the model of docs/protocol.md#site-file. It is decoded from YAML by the `YAML` module
 /// (`Site+Decoding.swift` here holds the rules; the YAML module only builds the tree).
 /// The keys are a superset of ESPresense-companion's `config.yaml`.
 public struct Site: Sendable, Equatable {
@@ -84,7 +84,7 @@ public struct Node: Sendable, Equatable {
     public var floors: [String]
     /// Receiver adjustment in dB added to every RSSI this node reports.
     public var rxAdj: Double
-    /// The device id of the node's own advertisements (SPEC §1: nodes may beacon for
+    /// The device id of the node's own advertisements (docs/protocol.md#device-ids: nodes may beacon for
     /// calibration): never tracked as a device; other nodes' readings of it calibrate the site.
     public var beacon: String?
     public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0, beacon: String? = nil) {
@@ -102,7 +102,7 @@ public struct DeviceConfig: Sendable, Equatable {
 }
 
 /// An identity resolving key: resolvable private addresses made with it map to `irk:<key hex>`
-/// (SPEC §1); `id` is a name for people and logs.
+/// (docs/protocol.md#device-ids); `id` is a name for people and logs.
 public struct IRKConfig: Sendable, Equatable {
     public var id: String
     /// 16 bytes.

@@ -10,7 +10,7 @@ public struct RetentionPolicy: Sendable, Equatable {
     public var downsampleAfter: Double?
     public var downsampleInterval: Double
 
-    /// `retention` for tracks, visits and node health (SPEC's `storage.retention`, 30 days by
+    /// `retention` for tracks, visits and node health (the site's `storage.retention`, 30 days by
     /// default); raw readings a day; tracks thinned to a point a minute after a day.
     public init(retention: Double? = 30 * 86_400, readings: Double? = 86_400,
                 downsampleAfter: Double? = 86_400, downsampleInterval: Double = 60) {

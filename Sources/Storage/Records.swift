@@ -61,7 +61,7 @@ public struct OpenVisit: Sendable, Equatable {
     public var closeAt: Double { max(visit.enter, lastTrackPoint ?? visit.enter) }
 }
 
-/// One telemetry sample of an edge node (SPEC §2 counters).
+/// One telemetry sample of an edge node (docs/protocol.md#mqtt-topics-and-payloads counters).
 public struct NodeHealth: Sendable, Equatable {
     public var node: String
     public var t: Double

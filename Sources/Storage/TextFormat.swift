@@ -33,7 +33,7 @@ enum TextFormat {
         return fixed(value, decimals: decimals, trim: true)
     }
 
-    /// Unix seconds with exactly three decimals, as SPEC §2 writes times.
+    /// Unix seconds with exactly three decimals, as docs/protocol.md#mqtt-topics-and-payloads writes times.
     static func time(_ t: Double) -> String { fixed(t, decimals: 3, trim: false) }
 
     /// `value` rounded to `decimals` places without Foundation's formatter.

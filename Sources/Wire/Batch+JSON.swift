@@ -1,6 +1,6 @@
 /// Why a payload or a reading was refused: the `reason` label of `whereabouts_rejected_total`.
 public enum RejectReason: String, Sendable, CaseIterable {
-    case malformed          // not JSON, or not the shape of SPEC §2
+    case malformed          // not JSON, or not the shape of docs/protocol.md#mqtt-topics-and-payloads
     case version            // a batch version this build does not speak
     case oversized          // payload or batch larger than the limits
     case badReading = "bad_reading"   // one reading with a missing or absurd field
@@ -29,11 +29,11 @@ extension Batch {
     public static let rssiRange: ClosedRange<Int64> = -127...20
 
     /// A time (Unix seconds) is finite and stays positive at the millisecond precision it is
-    /// written with (SPEC §2): a batch accepted here is one its own encoding would not refuse.
+    /// written with (docs/protocol.md#mqtt-topics-and-payloads): a batch accepted here is one its own encoding would not refuse.
     @inline(__always)
     public static func isTime(_ t: Double) -> Bool { t.isFinite && (t * 1000).rounded() >= 1 }
 
-    /// Decodes a SPEC §2 batch. A malformed document throws; a single bad reading is left
+    /// Decodes a docs/protocol.md#mqtt-topics-and-payloads batch. A malformed document throws; a single bad reading is left
     /// out and counted in `badReadings`, so one bad reading never costs the others.
     public static func decode(_ bytes: UnsafeRawBufferPointer, badReadings: inout Int) throws(PayloadError) -> Batch {
         var readings: [Reading] = []
@@ -96,7 +96,7 @@ extension Batch {
         return try result.get()
     }
 
-    /// Encodes the batch as SPEC §2 fixes it.
+    /// Encodes the batch as docs/protocol.md#mqtt-topics-and-payloads fixes it.
     public func encode(into w: inout JSONWriter) {
         w.objectStart()
         w.field("v", Batch.version)
@@ -115,7 +115,7 @@ extension Reading {
     public static let maxIdBytes = 200
 
     /// Whether `id` can name a device: 1 to `maxIdBytes` bytes of ASCII without control
-    /// characters. Every id SPEC §1 spells is ASCII; the rule keeps the dialects' free-form ids
+    /// characters. Every id docs/protocol.md#device-ids spells is ASCII; the rule keeps the dialects' free-form ids
     /// to it too, because the engine tells ids apart by their bytes and Swift's `String` by
     /// canonical equivalence: `caf\u{E9}` and `cafe\u{301}` would be two devices to the one and
     /// one to the other (its tables keyed by `String`). For ASCII the two agree.

@@ -48,7 +48,7 @@ public struct BatchReading: Sendable, Equatable {
 }
 
 extension Batch {
-    /// Decodes a SPEC §2 batch as `decode` does (the same checks, errors and counts of bad
+    /// Decodes a docs/protocol.md#mqtt-topics-and-payloads batch as `decode` does (the same checks, errors and counts of bad
     /// readings) into `readings`, which is emptied first and reused: no allocation per reading.
     public static func decodeRaw(_ bytes: UnsafeRawBufferPointer, into readings: inout [BatchReading],
                                  badReadings: inout Int) throws(PayloadError) -> BatchHeader {

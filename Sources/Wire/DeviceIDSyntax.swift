@@ -1,9 +1,9 @@
-/// Whether a written device id has SPEC §1's spelling, so that a reading can ever carry it.
+/// Whether a written device id has the spelling of docs/protocol.md#device-ids, so that a reading can ever carry it.
 ///
 /// Ids are compared byte for byte, so an id in capitals or without the dashes would silently
 /// never match: the site file says so instead.
 public enum DeviceIDSyntax {
-    /// `nil` when `id` is spelled as SPEC §1 does, else what is wrong with it.
+    /// `nil` when `id` is spelled as docs/protocol.md#device-ids does, else what is wrong with it.
     public static func problem(_ id: String) -> String? {
         let shown = "'\(id)'"
         guard let colon = id.firstIndex(of: ":") else { return "\(shown) is not a device id: " + forms }
@@ -39,14 +39,14 @@ public enum DeviceIDSyntax {
 
     /// What is wrong with `id` and, when it names a device in another spelling (capitals,
     /// padded numbers, a UUID without dashes), the spelling readings carry; nil when `id` is
-    /// already spelled as SPEC §1 does.
+    /// already spelled as docs/protocol.md#device-ids does.
     public static func advice(_ id: String) -> String? {
         guard let problem = problem(id) else { return nil }
         guard let canonical = canonical(id) else { return problem }
         return "'\(id)' would never match: readings spell this id '\(canonical)'"
     }
 
-    /// The warning for a site's device id that is SPEC §1's in another spelling (capitals,
+    /// The warning for a site's device id that is a docs/protocol.md#device-ids id in another spelling (capitals,
     /// padding), which no reading can carry; nil for every other id. An id in no §1 form at
     /// all (an ESPresense alias, `tile:…`, `apple:…`) may still arrive from a dialect, which
     /// passes its ids through unchanged, so it says nothing about matching.
@@ -54,7 +54,7 @@ public enum DeviceIDSyntax {
         canonical(id).map { "'\(id)' would never match: readings spell this id '\($0)'" }
     }
 
-    /// SPEC §1's spelling of an id written in another one, if there is exactly one: the kind's
+    /// The docs/protocol.md#device-ids spelling of an id written in another one, if there is exactly one: the kind's
     /// own capitals, lower-case hex, a dashed UUID, numbers without leading zeros.
     public static func canonical(_ id: String) -> String? {
         guard let colon = id.firstIndex(of: ":") else { return nil }
@@ -100,7 +100,7 @@ public enum DeviceIDSyntax {
     }
 
     private static func isNumber(_ s: Substring, max: Int) -> Bool {
-        // Decimal as SPEC §1 writes it: no leading zero, so "0" but never "01".
+        // Decimal as docs/protocol.md#device-ids writes it: no leading zero, so "0" but never "01".
         !s.isEmpty && s.utf8.count <= 5 && (s == "0" || s.first != "0") && s.utf8.allSatisfy { (48...57).contains($0) } && Int(s).map { $0 <= max } == true
     }
 }

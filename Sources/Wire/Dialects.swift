@@ -1,4 +1,4 @@
-/// Other edge dialects the aggregator accepts, mapped to the same readings (SPEC §2):
+/// Other edge dialects the aggregator accepts, mapped to the same readings (docs/protocol.md#mqtt-topics-and-payloads):
 /// ESPresense nodes and Theengs Gateway / OpenMQTTGateway.
 public enum Dialect: String, Sendable, CaseIterable {
     case espresense, theengs

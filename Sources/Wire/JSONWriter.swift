@@ -79,7 +79,7 @@ public struct JSONWriter: Sendable {
         appendFixed(v, decimals: decimals, trim: true)
     }
 
-    /// Unix seconds with millisecond precision, as SPEC §2 fixes (`1764410000.250`).
+    /// Unix seconds with millisecond precision, as docs/protocol.md#mqtt-topics-and-payloads fixes (`1764410000.250`).
     public mutating func time(_ t: Double) {
         separate()
         appendFixed(t, decimals: 3, trim: false)

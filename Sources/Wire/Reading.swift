@@ -1,9 +1,9 @@
-/// How a reading's device id was made (SPEC §1).
+/// How a reading's device id was made (docs/protocol.md#device-ids).
 public enum ReadingKind: String, Sendable, CaseIterable {
     case ibeacon, altbeacon, eddystone, irk, mac
 }
 
-/// One RSSI reading of one device by one node (SPEC §2).
+/// One RSSI reading of one device by one node (docs/protocol.md#mqtt-topics-and-payloads).
 public struct Reading: Sendable, Equatable {
     /// The device id, e.g. `iBeacon:<uuid>-<major>-<minor>` or `mac:aa:bb:cc:dd:ee:ff`.
     public var id: String

@@ -1,4 +1,4 @@
-/// The MQTT topics of SPEC §2, built from a prefix (`whereabouts` by default).
+/// The MQTT topics of docs/protocol.md#mqtt-topics-and-payloads, built from a prefix (`whereabouts` by default).
 ///
 /// Ids and names are escaped when they become a topic level, so a device id can never
 /// inject a `/`, `+` or `#` into a topic: those bytes, `%` itself and control bytes are

@@ -2,7 +2,7 @@ import BLE
 import CMallocCounter
 import Foundation
 
-/// SPEC §4: HCI report + AD decoding, ≥ 5 million reports/s on one core, no allocation per
+/// The decoding bar: HCI report + AD decoding, ≥ 5 million reports/s on one core, no allocation per
 /// report on the path that yields RSSI + identity (`AdvertisingDecoder.forEachReport`).
 ///
 /// The mix is every advertising event of the real capture plus the 285 ble_monitor events

@@ -37,7 +37,7 @@ struct LoadStep {
     var p99: Double?
 }
 
-/// SPEC §4 end to end: offered readings/s in steps through a real broker to the aggregator
+/// The end-to-end bar: offered readings/s in steps through a real broker to the aggregator
 /// (MQTT in, fuse, publish, SQLite) and to a plain `mosquitto_sub` on the same topics.
 ///
 /// "Keeps up" means: the generator reached the rate, every offered reading was accepted

@@ -10,7 +10,7 @@ struct EdgeFigures {
     var coreShare: Double { cpuSeconds / window }
 }
 
-/// SPEC §4 / issue 3: the real `whereabouts-edge` replays a generated capture of iBeacon
+/// The edge CPU bar: the real `whereabouts-edge` replays a generated capture of iBeacon
 /// adverts at a fixed rate (`--replay --speed 1`) into a private broker; its CPU time is read
 /// from /proc/<pid>/stat over a window in the middle of the replay, after start-up.
 func measureEdge(_ plan: BenchPlan) throws -> EdgeFigures {

@@ -4,7 +4,7 @@ import Positioning
 import Wire
 import SiteModel
 
-/// SPEC §4 / issue 4: the positioning engine's readings per second on one core, in process
+/// The engine bar: the positioning engine's readings per second on one core, in process
 /// (no MQTT): `Engine.ingest` for every reading and `advance` every 100 ms of event time.
 ///
 /// The site is generated: one 40 × 30 m floor of 20 rooms with walls and doors, 40 nodes on a

@@ -26,7 +26,7 @@ struct LoadRun {
 }
 
 /// Devices on a `BenchSite` (one in ten walking, the rest still), each advert heard by the
-/// four nodes around the device, published as SPEC §2 batches of 200 readings per node (QoS 0)
+/// four nodes around the device, published as docs/protocol.md#mqtt-topics-and-payloads batches of 200 readings per node (QoS 0)
 /// through a real broker.
 ///
 /// Readings carry the event time they are made at, and each batch the event time it is sent

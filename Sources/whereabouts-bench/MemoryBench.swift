@@ -32,7 +32,7 @@ struct MemoryFigures {
     var isFlat: Bool? { growth.map { $0 < max(2 * 1_048_576, 0.03 * mean(0.25..<0.5)) } }
 }
 
-/// SPEC §4 memory: `devices` tags on `nodes` nodes, each advertising every `advertPeriod`
+/// The memory bar: `devices` tags on `nodes` nodes, each advertising every `advertPeriod`
 /// simulated seconds, for `simulatedSeconds` of event time compressed into wall time: the
 /// batches carry simulated time and the aggregator runs under libfaketime at the same speed
 /// (its clock correction would otherwise pull the readings back to arrival time). `rate`

@@ -1,7 +1,7 @@
 import Foundation
 import Storage
 
-/// Issue 5: track points written per second through `TrackWriter` into a real SQLite file
+/// Storage throughput: track points written per second through `TrackWriter` into a real SQLite file
 /// (thinning off, so every point becomes a row), and what a `record` call costs the caller's
 /// thread, both for a point that is queued and for one that thinning leaves out.
 func runStorageBench(points: Int = 400_000, devices: Int = 1_000) {

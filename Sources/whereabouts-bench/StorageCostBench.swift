@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 5's bar: keeping tracks in SQLite costs under 10 % of the aggregator's ingest
+/// The storage bar: keeping tracks in SQLite costs under 10 % of the aggregator's ingest
 /// throughput. Two aggregators on the same generated site and load, one with `--db` and one
 /// without, each behind its own broker, in the same run; they take the load in turns, rung by
 /// rung, so a change in what else loads these shared cores falls on both alike.

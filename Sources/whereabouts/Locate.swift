@@ -5,7 +5,7 @@ import Wire
 
 /// The readings input of `locate` and `calibrate`.
 let inputOption = Opt<String>.required(
-    "input", "READINGS.jsonl", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input.")
+    "input", "READINGS.jsonl", help: "One batch (docs/protocol.md#batch) per line, or {\"topic\",\"payload\"} lines; '-' for standard input.")
 
 struct LocateOptions {
     static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML).")
@@ -90,7 +90,7 @@ private enum LineError: Error, CustomStringConvertible {
     }
 }
 
-/// A SPEC batch line, or a `{"topic","payload"}` record whose topic names the node.
+/// A batch line (docs/protocol.md#batch), or a `{"topic","payload"}` record whose topic names the node.
 func decodeLine(_ bytes: [UInt8]) throws -> (Batch, String?) {
     var bad = 0
     if let batch = try? Batch.decode(bytes, badReadings: &bad) { return (batch, nil) }

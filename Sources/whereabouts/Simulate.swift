@@ -27,7 +27,7 @@ let simulateCommand = Command(
           <node>.btsnoop   one capture per node: LE Advertising Report events (H4, datalink 1002)
                            stamped with the node's own (offset, drifting) clock; `whereabouts decode
                            --btsnoop` and `whereabouts-edge --replay` read them
-          readings.jsonl   the same readings as SPEC §2 batches, one per line, per node per 250 ms
+          readings.jsonl   the same readings as docs/protocol.md#mqtt-topics-and-payloads batches, one per line, per node per 250 ms
           truth.jsonl      {"t","id","x","y","z","floor","room"} per device at 10 Hz
           manifest.json    the files, the seed, counts, and each node's and device's hidden offsets
         The same site, scenario and seed always give the same bytes.

@@ -5,7 +5,7 @@ import MQTT
 @testable import Positioning
 @testable import Aggregator
 
-// The state payload keeps its exact bytes (SPEC §2) now that each device's
+// The state payload keeps its exact bytes (docs/protocol.md#mqtt-topics-and-payloads) now that each device's
 // `{"id":…,"name":…,"room":` is written once and kept.
 
 private func update(name: String?, room: String?, nearest: NodeRange?) -> DeviceUpdate {

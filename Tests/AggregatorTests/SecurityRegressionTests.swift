@@ -5,7 +5,7 @@ import Wire
 import SiteModel
 @testable import Aggregator
 
-// The start-up audit of issue 9: secrets others can read, HTTP exposed without a token.
+// The start-up audit (docs/security.md): secrets others can read, HTTP exposed without a token.
 
 private func settings(site: Site, http: String?, token: String? = nil) -> AggregatorSettings {
     // The audit reads the site's files, not the MQTT options (the key-only TLS section here is

@@ -5,7 +5,7 @@ import MQTT
 import Positioning
 @testable import Aggregator
 
-// A clean stop closes every visit (SPEC §2: one exit per enter) and each zone's occupancy
+// A clean stop closes every visit (docs/protocol.md#mqtt-topics-and-payloads: one exit per enter) and each zone's occupancy
 // follows, but rooms and states are not published `away`: the aggregator is still `online`
 // then, and Home Assistant would see every device leave home at each restart (review of the
 // audit's fix). The retained rooms keep the last known room; the status `offline` says they are

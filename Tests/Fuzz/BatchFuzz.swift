@@ -1,4 +1,4 @@
-// libFuzzer target "batch": the payload of `<p>/nodes/<node>/readings` (SPEC §2), as the
+// libFuzzer target "batch": the payload of `<p>/nodes/<node>/readings` (docs/protocol.md#mqtt-topics-and-payloads), as the
 // aggregator's Ingest decodes it. Compiled into module Wire with the Wire sources.
 //
 // Oracles: an accepted batch holds only readings inside the limits, and what the encoder

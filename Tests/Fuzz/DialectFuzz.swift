@@ -1,4 +1,4 @@
-// libFuzzer target "dialect": an ESPresense or Theengs/OpenMQTTGateway message (SPEC §2,
+// libFuzzer target "dialect": an ESPresense or Theengs/OpenMQTTGateway message (docs/protocol.md#mqtt-topics-and-payloads,
 // other edge dialects) and the node topics the aggregator parses. Compiled into module Wire
 // with the Wire sources. The input is `topic NUL payload`; without a NUL, all of it is the
 // payload and the topic is the dialect's usual one.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `make bench` must keep working, but its timings are never asserted here (SPEC §4: bars are
+/// `make bench` must keep working, but its timings are never asserted here (docs/benchmarks.md: bars are
 /// measured by `make bench`, not by tests). This runs the whole suite at toy sizes — real
 /// broker, aggregator, edge and `mosquitto_sub` — and checks that every item produced a figure.
 @Suite(.serialized) struct BenchSmokeTests {

@@ -19,7 +19,7 @@ struct SeenReading: Equatable, CustomStringConvertible {
 }
 
 /// The readings the golden file implies, worked out here from its AD data and addresses
-/// (not with the BLE module) so the edge is checked against an independent reading of SPEC §1.
+/// (not with the BLE module) so the edge is checked against an independent reading of docs/protocol.md#device-ids.
 func goldenReadings() throws -> [SeenReading] {
     let text = try String(contentsOf: fixtures.appendingPathComponent("horizon74.golden.jsonl"), encoding: .utf8)
     var out: [SeenReading] = []

@@ -49,7 +49,7 @@ func aKilledAggregatorUnderTrafficRebuildsItsStateWithoutDuplicateEnters() async
     #expect(try reader.openVisits().isEmpty)
 }
 
-/// SPEC §4's durability bar, under a steady stream (24 devices walking, so track points keep
+/// The durability bar (docs/reliability.md), under a steady stream (24 devices walking, so track points keep
 /// coming): two `kill -9`s and restarts on the same file, each checked against what a plain
 /// subscriber got. The test above covers the restart's events (one `exit` per `enter`, no
 /// duplicate `enter`); this one checks what the database holds.

@@ -23,7 +23,7 @@ private func reading(rssi: String = "-70", t: Double, extra: String = "") -> Str
     #"{"id":"\#(Reference.keys)","rssi":\#(rssi),"tx":-59,"t":\#(t),"kind":"ibeacon"\#(extra)}"#
 }
 
-/// Every kind of bad payload SPEC §2 names, sent while four nodes keep a device in the west
+/// Every kind of bad payload docs/protocol.md#mqtt-topics-and-payloads names, sent while four nodes keep a device in the west
 /// room: each is refused and counted under its reason, the good readings around them are
 /// accepted, and the device's room never moves.
 @Test(.timeLimit(.minutes(2)))

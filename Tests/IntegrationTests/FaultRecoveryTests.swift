@@ -4,7 +4,7 @@ import Storage
 import Synchronization
 import Testing
 
-/// SPEC §2, one `exit` per `enter`, across a crash recovery whose start never reached the
+/// docs/protocol.md#mqtt-topics-and-payloads, one `exit` per `enter`, across a crash recovery whose start never reached the
 /// broker: the recovered close is stored only with its exit published, so the next start
 /// (here with a broker) recovers the visit again and publishes its exit. Before, the close
 /// went to the journal as if published (the database refused writes, as a `sqlite3` session

@@ -30,7 +30,7 @@ func sighupIsLoggedAndIgnored() async throws {
     #expect(collector.messages(on: "whereabouts/aggregator/status").map(payloadText).last == "offline")
 }
 
-/// SPEC §2: exactly one `exit` follows every `enter`, also when the aggregator stops cleanly
+/// docs/protocol.md#mqtt-topics-and-payloads: exactly one `exit` follows every `enter`, also when the aggregator stops cleanly
 /// while the database refuses writes (here another connection holds its write lock, as a
 /// careless `sqlite3` session would). The stop publishes the exit and keeps its close in
 /// `<db>.pending`; the next start stores it at the time published and publishes nothing for

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// A phone on rotating resolvable private addresses, simulated, and its node's capture replayed
-/// by a real `whereabouts-edge` holding the phone's IRK: the edge names it as SPEC §1 does and
+/// by a real `whereabouts-edge` holding the phone's IRK: the edge names it as docs/protocol.md#device-ids does and
 /// publishes exactly what the simulator says that node reports.
 private let phoneKey = "ec0234a357c8ad05341010a60a397d9b"  // tools/sites/reference.yaml: phone-crossing
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The reference site with an `mqtt` section for the TLS broker: the aggregator's broker,
-/// user, password file and certificates come from the site file (SPEC §3).
+/// user, password file and certificates come from the site file (docs/protocol.md#site-file).
 private func tlsSite(_ broker: TLSBroker) throws -> URL {
     let user = TLSBroker.aggregatorUser
     let site = try String(contentsOf: ReferenceFeed.site, encoding: .utf8) + """

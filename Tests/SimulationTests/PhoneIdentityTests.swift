@@ -3,7 +3,7 @@ import Testing
 import Wire
 import YAML
 
-/// SPEC §1 names a resolved phone `irk:<key hex>`: the simulator spells phones the same way,
+/// docs/protocol.md#device-ids names a resolved phone `irk:<key hex>`: the simulator spells phones the same way,
 /// whether the scenario writes the key or takes the site's key by name.
 private let jane = "irk:0123456789abcdef0123456789abcdef"
 

@@ -35,7 +35,7 @@ import YAML
     #expect(beacon.path.map(\.action) == [.waypoint(Point2(1, 2), floor: "main", dwell: 30), .randomWalk(room: "east", duration: 60),
                                           .still(10), .away(20)])
     #expect(s.devices[1].kind == .phone(name: "phone-jane", irk: nil, rotation: 300))
-    // SPEC §1: a phone's id spells its key, in lower case.
+    // docs/protocol.md#device-ids: a phone's id spells its key, in lower case.
     let key = try #require(IdentityResolvingKey(hex: "ec0234a357c8ad05341010a60a397d9b"))
     #expect(s.devices[2].id == "irk:ec0234a357c8ad05341010a60a397d9b")
     #expect(s.devices[2].kind == .phone(name: key.hex, irk: key, rotation: 900))

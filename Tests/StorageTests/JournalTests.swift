@@ -3,7 +3,7 @@ import Testing
 @testable import Storage
 
 /// The visit journal (`<db>.pending`): the visit writes a close could not store, kept for the
-/// next start, whose events were published already (SPEC §2: one `exit` per `enter`, also at a
+/// next start, whose events were published already (docs/protocol.md#mqtt-topics-and-payloads: one `exit` per `enter`, also at a
 /// clean stop on a failing database).
 @Suite struct JournalTests {
     let keys = Visit(device: "keys", zone: "west", floor: "main", enter: 100.25, exit: 106.875)

@@ -1,7 +1,7 @@
 import Testing
 @testable import Wire
 
-/// Device ids are ASCII without control characters on every way in (SPEC batches by either
+/// Device ids are ASCII without control characters on every way in (batches by either
 /// decoder, the dialects): the engine tells ids apart by their bytes, Swift's `String` by
 /// canonical equivalence, and only for such ids do the two agree.
 struct DeviceIdTests {

@@ -3,7 +3,7 @@ import Wire
 import SiteModel
 import YAML
 
-/// SPEC §3's example, verbatim. Its door names a room `hall` the example never defines.
+/// The site example of the project's specification, verbatim. Its door names a room `hall` the example never defines.
 private let specSiteExample = """
 mqtt: { host: localhost, port: 1883, username: agg, password_file: /etc/whereabouts/pw,
         tls: { ca: ca.crt, cert: agg.crt, key: agg.key }, prefix: whereabouts }

@@ -51,7 +51,7 @@ build() {
         || { cat "$dir/logs/build-$target.log" >&2; exit 1; }
 }
 
-# Seeds from the real captures, the shipped sites and SPEC payloads, rebuilt every run.
+# Seeds from the real captures, the shipped sites and the protocol's payloads, rebuilt every run.
 seed() {
     local target=$1 out="$dir/seeds/$1" fixtures="$root/Tests/BLETests/Fixtures" n=0
     rm -rf "$out"; mkdir -p "$out"

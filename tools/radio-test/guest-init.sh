@@ -1,5 +1,5 @@
 #!/bin/busybox sh
-# The guest side of tools/radio-test (issue 10): /init of the initramfs. Runs each check of
+# The guest side of tools/radio-test: /init of the initramfs. Runs each check of
 # the live radio path against two btvirt controllers on one virtual air and prints one
 # "RADIO-TEST PASS|FAIL <check>" line per check, then "RADIO-TEST DONE", and powers off.
 # The host judges only by these lines: qemu exits 0 however the guest ends.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live radio path on a real Linux kernel (issue 10): builds whereabouts-edge with the
+# The live radio path on a real Linux kernel: builds whereabouts-edge with the
 # Swift runtime linked in, boots Debian 12's stock kernel under qemu with an initramfs
 # holding btvirt (two virtual LE controllers on one air), mosquitto and the edge, and judges
 # by the PASS/FAIL lines the guest prints on its serial console.
