@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy clean radio-test fuzz
+.PHONY: all deps build release test bench demo accuracy clean radio-test fuzz ha-test
 
 all: build
 
@@ -63,6 +63,11 @@ demo: build
 # installs qemu itself, caches the guest image in ~/.cache/whereabouts/radio-test.
 radio-test: deps
 	tools/radio-test/run.sh
+
+# The aggregator against a real Home Assistant 2024.3.3 (MQTT discovery, presence, rooms by
+# name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
+ha-test: build
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/ha-test/run.sh
 
 clean:
 	rm -rf .build

@@ -1,4 +1,4 @@
-/// The MQTT topics of SPEC §2, built from a prefix (`whereabouts` by default).
+/// The MQTT topics (docs/protocol.md, MQTT topics), built from a prefix (`whereabouts` by default).
 ///
 /// Ids and names are escaped when they become a topic level, so a device id can never
 /// inject a `/`, `+` or `#` into a topic: those bytes, `%` itself and control bytes are
@@ -28,6 +28,14 @@ public struct Topics: Sendable, Equatable {
     }
     public static func homeAssistantOccupancy(objectID: String) -> String {
         "homeassistant/sensor/whereabouts_\(objectID)_occupancy/config"
+    }
+    /// A named device's room sensor (state: the room's name, or `Away`).
+    public static func homeAssistantRoom(objectID: String) -> String {
+        "homeassistant/sensor/whereabouts_\(objectID)_room/config"
+    }
+    /// A room's or zone's `occupied` binary sensor.
+    public static func homeAssistantOccupied(objectID: String) -> String {
+        "homeassistant/binary_sensor/whereabouts_\(objectID)_occupied/config"
     }
 
     /// Each id's Home Assistant object id: its `slug`, unless another of `ids` has the same slug

@@ -130,6 +130,7 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     settings.dialects = dialects
     settings.clockMode = clock
     settings.homeAssistant = !options.flag("no-discovery")
+    settings.version = whereaboutsVersion
     settings.sitePath = sitePath
     if let tokenFile = options.string("http-token-file") {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
