@@ -56,11 +56,16 @@ extension AggregatorCore {
         let occupancy = occupancy
         guard warmUp.isOver(at: wall, awayAfter: site.positioning.awayAfter, occupants: { occupancy.ids(of: $0) }) else { return false }
         let zones = warmUp.end(zones: Publisher.zoneIds(of: site) + Array(occupancy.zoneIds), occupants: { occupancy.ids(of: $0) })
-        var seen = Set<String>()
-        for zone in zones where seen.insert(zone).inserted {
-            effects.append(.publish(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
-                                                        t: eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall)))
+        var seen = Set<String>(), messages: [MQTTMessage] = []
+        // The devices held back first: their rooms, then the zones they are in.
+        for id in warmUp.takeHeldDevices() {
+            if let u = states[id] { publisher.update(u, into: &messages) }
         }
+        for zone in zones where seen.insert(zone).inserted {
+            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
+                                                t: eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall))
+        }
+        for m in messages { effects.append(.publish(m)) }
         return true
     }
 

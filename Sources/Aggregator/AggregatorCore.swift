@@ -20,7 +20,7 @@ final class AggregatorCore {
     private(set) var occupancy: Occupancy
     /// Holds back occupancy that would drop an occupant the broker holds until the engine has
     /// placed its devices again after a start (`OccupancyWarmUp`).
-    var warmUp = OccupancyWarmUp()
+    var warmUp: OccupancyWarmUp
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
     /// The engine's solve and hold counts already added to the metrics.
@@ -67,6 +67,7 @@ final class AggregatorCore {
         self.metrics = metrics
         self.publisher = Publisher(site: site, topics: topics)
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
+        self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -239,8 +240,10 @@ final class AggregatorCore {
         if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
         messages.removeAll(keepingCapacity: true)
         // The state deadband (`StatePolicy`) decides the state message only: the track,
-        // the metrics and `/api/devices` take every update.
-        let outcome = publisher.update(u, into: &messages)
+        // the metrics and `/api/devices` take every update. After a start, a device the broker
+        // holds in another room waits (`OccupancyWarmUp`).
+        let held = warmUp.warming && warmUp.holds(u.id, room: u.room ?? "away")
+        let outcome = held ? .unplaced : publisher.update(u, into: &messages)
         switch outcome {
         case .published: metrics.statesPublished.add()
         case .suppressed: metrics.statesSuppressed.add()
@@ -290,7 +293,7 @@ final class AggregatorCore {
         let t = engine.watermark
         for (zone, index) in changedZones {
             guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
-            guard !warmUp.warming || warmUp.publishes(zone: zone, occupants: occupancy.ids(of: zone)) else {
+            guard !warmUp.warming || warmUp.publishes(zone: zone, occupants: occupancy.ids(of: zone), roomOf: { states[$0]?.room }) else {
                 warmUp.hold(zone)
                 continue
             }
