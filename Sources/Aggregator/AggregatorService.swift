@@ -46,11 +46,14 @@ public final class AggregatorService: @unchecked Sendable {
     private var cpuSampling = CPUSampling()
     private(set) var stopping = false
     private var catchUpScheduled = false
-    /// Home Assistant discovery (`Discovery`), made once.
-    private lazy var discovery: [MQTTMessage] = {
+    /// Home Assistant discovery (`Discovery`), made once, and its topics.
+    private(set) lazy var discovery: [MQTTMessage] = {
         var d = Discovery(site: settings.site, topics: settings.topics, version: settings.version)
         return d.messages()
     }()
+    lazy var discoveryTopics = Set(discovery.map(\.topic))
+    /// Retained discovery configs of ours that the current discovery no longer has, cleared.
+    var clearedDiscovery: Set<String> = []
 
     struct VisitKey: Hashable { let device: String, zone: String }
 
@@ -105,8 +108,10 @@ public final class AggregatorService: @unchecked Sendable {
         }
         // QoS 1, so the broker queues QoS 1 batches for the aggregator's session while it is away.
         for filter in core.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
-        // Our own retained occupancy, read back until the warm-up ends (`OccupancyWarmUp`).
+        // Our own retained occupancy, read back until the warm-up ends (`OccupancyWarmUp`), and
+        // the discovery configs retained, to clear those of entities we no longer make.
         try client.subscribe(core.retainedOccupancy, qos: .atLeastOnce)
+        if settings.homeAssistant { try client.subscribe(Self.retainedDiscovery, qos: .atLeastOnce) }
         try client.start()
         if let address = settings.http {
             http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)
@@ -156,6 +161,7 @@ public final class AggregatorService: @unchecked Sendable {
             let prepared = m.prepared as? PreparedBatch
             // A readings batch is prepared; anything else may be our own occupancy read back.
             if prepared == nil, m.payload.withUnsafeBytes({ core.readBack(topic: m.topic, payload: $0) }) { return }
+            if prepared == nil, m.topic.hasPrefix("homeassistant/") { return readBackDiscovery(m) }
             // A readings batch was sampled or not where it was decoded; any other message here.
             let sampled = prepared.map { $0.cpuSeconds != nil } ?? cpuSampling.take()
             let cpu = sampled ? threadCPUTime() : 0
@@ -211,6 +217,7 @@ public final class AggregatorService: @unchecked Sendable {
         core.tick(wall: now(), into: &effects)
         if core.warmUp.warming, core.endWarmUpIfDue(wall: now(), into: &effects) {
             try? client?.unsubscribe(core.retainedOccupancy)
+            if settings.homeAssistant { try? client?.unsubscribe(Self.retainedDiscovery) }
         }
         perform()
         scheduleCatchUp()

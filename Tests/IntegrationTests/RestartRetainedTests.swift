@@ -72,3 +72,32 @@ func aCrashRestartNeverEmptiesTheOccupiedZone() async throws {
     #expect(westOccupants(after).allSatisfy { $0 == [Reference.keys] }, "\(shown(after))")
     #expect(!after.contains { $0.topic == room && payloadText($0) == "away" }, "\(shown(after))")
 }
+
+/// Discovery an earlier run retained for an entity this site no longer has (here the old
+/// tracker of a device since taken out of the site file) is cleared at start, with an empty
+/// retained payload, so Home Assistant removes the entity; another prefix's config, and this
+/// run's own, stay.
+@Test(.timeLimit(.minutes(2)))
+func staleDiscoveryOfOursIsClearedAndOthersAreLeft() async throws {
+    let dir = try faultDirectory("stale-discovery")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let broker = try Broker()
+    defer { broker.stop() }
+    let gone = "homeassistant/device_tracker/whereabouts_gone/config"
+    let foreign = "homeassistant/device_tracker/whereabouts_elsewhere/config"
+    let seeder = try Collector(broker: broker, filters: [])
+    try await seeder.ready()
+    for (topic, state) in [(gone, "whereabouts/devices/gone/room"), (foreign, "flat/devices/x/room")] {
+        try seeder.client.publish(topic, Array(#"{"name":"old","state_topic":"\#(state)"}"#.utf8), qos: .atLeastOnce, retain: true)
+    }
+    let collector = try Collector(broker: broker, filters: ["homeassistant/#"])
+    try await collector.ready()
+    #expect(await collector.wait(timeout: 10) { $0.contains { $0.topic == foreign } })
+    let aggregator = try AggregatorProcess(broker: broker, db: nil, directory: dir)
+    #expect(await collector.wait(timeout: 20) { $0.contains { $0.topic == gone && $0.payload.isEmpty } }, "\(aggregator.log)")
+    try await Task.sleep(for: .seconds(2))
+    #expect(!collector.messages.contains { $0.topic == foreign && $0.payload.isEmpty })
+    #expect(!collector.messages.contains { $0.topic.contains("whereabouts_west_occupancy") && $0.payload.isEmpty })
+    #expect(aggregator.log.contains("clearing Home Assistant discovery \(gone)"), "\(aggregator.log)")
+    #expect(await aggregator.stop() == 0)
+}
