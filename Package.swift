@@ -2,7 +2,7 @@
 // Whereabouts: BLE indoor positioning for Linux.
 //
 // Dependencies point one way: executables → services → pure cores → C wrappers.
-// Pure cores (BLE, Wire, Positioning, Simulation, Metrics) import neither Foundation nor a C
+// Pure cores (BLE, Wire, SiteModel, Positioning, Simulation, Metrics) import neither Foundation nor a C
 // module. Options, the tools' command line, is pure in its parsing and line reading but takes
 // from Glibc the few POSIX calls every main needs (standard error, signals, read(2) on a
 // descriptor, opening a named file): never Foundation, never a C library of ours.
@@ -37,9 +37,13 @@ let package = Package(
         // Pure cores.
         // They use libm's rounding and sqrt through the standard library, so they link it.
         .target(name: "BLE"),
+        // Wire: what crosses MQTT (batches, readings, dialects, topics, ids, the JSON scanner
+        // and writer). SiteModel: the site file's model (floors, rooms, zones, nodes, geometry),
+        // the config tree YAML builds, and the site's checks.
         .target(name: "Wire", swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Positioning", dependencies: ["Wire"], swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "Simulation", dependencies: ["Wire", "BLE"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "SiteModel", dependencies: ["Wire"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Positioning", dependencies: ["Wire", "SiteModel"], swiftSettings: hotPath, linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "Simulation", dependencies: ["Wire", "SiteModel", "BLE"], linkerSettings: [.linkedLibrary("m")]),
         // The command line: parsing is pure; Tool.swift, LineReader+Descriptor.swift and
         // BrokerSettings+Files.swift use Glibc (see the top of this file).
         .target(name: "Options"),
@@ -47,38 +51,41 @@ let package = Package(
         .target(name: "Metrics"),
 
         // The only importers of their C library.
-        .target(name: "YAML", dependencies: ["CYAML", "Wire"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+        .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"]),
         .target(name: "Crypto", dependencies: ["CCrypto"]),
 
         // Services.
-        .target(name: "Edge", dependencies: ["BLE", "Wire", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
-        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "MQTT", "Storage", "YAML", "HTTP", "Metrics"],
+        .target(name: "Edge", dependencies: ["BLE", "Wire", "SiteModel", "MQTT", "HCI", "YAML", "Crypto", "Options"]),
+        .target(name: "Aggregator", dependencies: ["Positioning", "Wire", "SiteModel", "MQTT", "Storage", "YAML", "HTTP", "Metrics", "Options"],
                 swiftSettings: hotPath),
 
         // Thin mains.
         .executableTarget(name: "whereabouts-edge", dependencies: ["Edge", "Options"]),
-        .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "Options"]),
-        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT", "Edge"]),
-        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
+        .executableTarget(name: "whereabouts-aggregator", dependencies: ["Aggregator", "MQTT", "Options", "Positioning", "SiteModel", "Wire", "YAML"]),
+        .executableTarget(name: "whereabouts", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "YAML", "Storage", "Options", "Simulation", "MQTT"]),
+        .executableTarget(name: "whereabouts-bench", dependencies: ["BLE", "Wire", "SiteModel", "Positioning", "CMallocCounter", "Storage", "MQTT"]),
 
         // Tests.
         // Helpers shared by test targets (a seeded generator), not shipped in any product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BLETests", dependencies: ["BLE", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "YAML", "TestSupport"]),
-        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "TestSupport"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "SiteModel", "YAML", "TestSupport"]),
+        .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "SiteModel", "TestSupport"]),
         .testTarget(name: "OptionsTests", dependencies: ["Options"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "Metrics", "HTTP"]),
+        .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "BLE", "YAML"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "BLE", "YAML"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        // docs/protocol.md's examples, decoded by the product's decoders and compared with its writers;
+        // its command lines and metrics checked against the built binaries.
+        .testTarget(name: "ProtocolTests", dependencies: ["Wire", "SiteModel", "YAML", "Positioning", "Aggregator", "Edge", "MQTT", "Metrics"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import MQTT
 import Positioning
 import Storage
 import Wire
+import SiteModel
 
 /// The aggregator without I/O: MQTT messages and ticks in, effects out.
 ///

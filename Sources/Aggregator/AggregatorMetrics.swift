@@ -1,6 +1,7 @@
 import Metrics
 import Positioning
 import Wire
+import SiteModel
 
 /// The aggregator's metrics (SPEC §6 names are an interface: dashboards and scripts use them).
 ///

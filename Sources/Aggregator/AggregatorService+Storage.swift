@@ -1,6 +1,7 @@
 import MQTT
 import Storage
 import Wire
+import SiteModel
 
 /// Opening the database at start: its writer lock taken, created and migrated, the visits a
 /// clean stop could not store taken from its journal, visits a crash left open found (and

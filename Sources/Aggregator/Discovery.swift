@@ -1,5 +1,6 @@
 import MQTT
 import Wire
+import SiteModel
 
 /// Home Assistant MQTT discovery: the configs the aggregator publishes (retained) at start.
 ///

@@ -2,6 +2,7 @@ import HTTP
 import Positioning
 import Storage
 import Wire
+import SiteModel
 
 /// `/metrics`, `/healthz`, `/api/devices` and `/api/site` over the HTTP module.
 final class HTTPEndpoints: Sendable {

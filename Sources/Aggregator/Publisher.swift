@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Positioning
 import Wire
+import SiteModel
 
 /// Turns engine output into the messages of SPEC §2, aggregator → subscribers.
 ///

@@ -1,5 +1,6 @@
 import Positioning
 import Wire
+import SiteModel
 
 /// What a consumer of `devices/<id>/state` would notice, as last published for a device.
 struct PublishedState {

@@ -80,4 +80,21 @@ public struct LocalName: Hashable, Sendable {
 
     /// The name as text, or `nil` if the bytes are not valid UTF-8.
     public var string: String? { String(validating: bytes, as: UTF8.self) }
+
+    /// How many leading bytes are valid UTF-8 before any NUL: the part a C string reader
+    /// such as BlueZ shows of a name that is padded, cut mid-character or not UTF-8 at all.
+    public var readableCount: Int {
+        var count = 0
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while case .valid(let encoded) = parser.parseScalar(from: &iterator),
+              Unicode.UTF8.decode(encoded).value != 0 {
+            count += encoded.count
+        }
+        return count
+    }
+
+    /// The text of the first `readableCount` bytes; all of the name when `string` is not nil
+    /// and it holds no NUL.
+    public var readableText: String { String(decoding: bytes[..<readableCount], as: UTF8.self) }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Wire
+import SiteModel
 import YAML
 
 /// The `irks` and `irks_file` settings: identity resolving keys, which are secrets. Messages

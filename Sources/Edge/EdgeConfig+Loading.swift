@@ -1,6 +1,7 @@
 import MQTT
 import Options
 public import Wire
+public import SiteModel
 import YAML
 
 /// A bad setting: the message names the key or flag, and the file line when it came from one.
@@ -48,14 +49,14 @@ extension EdgeConfig {
         }
         let broker = try r.brokerSettings()
         var mqtt = try r.mqtt(broker, clientID: r.text("client_id") ?? "whereabouts-edge-\(node)")
-        mqtt.protocolVersion = try r.protocolVersion()
-        mqtt.keepalive = Int32(try r.int("keepalive", in: 5...3600) ?? 30)
-        let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? 60
+        mqtt.protocolVersion = try r.protocolVersion() ?? mqtt.protocolVersion
+        mqtt.keepalive = try r.int("keepalive", in: 5...3600).map { Int32($0) } ?? mqtt.keepalive
+        let reconnectMax = try r.duration("reconnect_max", in: 1...3600) ?? Double(mqtt.reconnectDelay.upperBound)
         mqtt.reconnectDelay = 1...UInt32(reconnectMax.rounded(.up))
         var config = EdgeConfig(node: node, mqtt: mqtt)
         config.broker = broker
-        config.prefix = r.text("prefix") ?? config.prefix
-        config.qos = try r.int("qos", in: 0...1) == 1 ? .atLeastOnce : .atMostOnce
+        config.prefix = broker.prefix
+        config.qos = try r.int("qos", in: 0...1).map { $0 == 1 ? .atLeastOnce : .atMostOnce } ?? config.qos
         config.batchInterval = try r.duration("batch_interval", in: 0.01...60) ?? config.batchInterval
         config.batchMax = try r.int("batch_max", in: 1...10_000) ?? config.batchMax
         config.bufferMax = try r.int("buffer_max", in: 1...100_000_000) ?? config.bufferMax
@@ -167,7 +168,7 @@ struct Reader {
     }
 
     private func parseSpeed() -> Double? {
-        guard let t = text("speed") else { return 1 }
+        guard let t = text("speed") else { return SourceSetting.defaultSpeed }
         guard let v = Double(t), v.isFinite, (0...1_000_000).contains(v) else { return nil }
         return v
     }
@@ -182,9 +183,10 @@ struct Reader {
         catch { throw EdgeConfigError("\(origin("broker")): \(error.message)") }
     }
 
-    func protocolVersion() throws(EdgeConfigError) -> ProtocolVersion {
+    func protocolVersion() throws(EdgeConfigError) -> ProtocolVersion? {
         switch text("protocol") {
-        case nil, "3.1.1", "311", "4": return .v311
+        case nil: return nil
+        case "3.1.1", "311", "4": return .v311
         case "5", "5.0": return .v5
         case let other?: throw EdgeConfigError("\(origin("protocol")): expects 3.1.1 or 5, got '\(other)'")
         }
@@ -213,16 +215,5 @@ extension EdgeConfig {
         var config = try load(flags: flags, file: root, fileName: path)
         if root["irks"] != nil, flags["irks"] == nil, let warning = exposureWarning(path) { config.warnings.append(warning) }
         return config
-    }
-}
-
-extension MQTTOptions {
-    /// Options for `settings` (already checked); throws when the broker URL is not one. Every
-    /// tool that connects (the edge, `whereabouts watch`) makes its options here.
-    public init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
-        self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
-        username = settings.username
-        password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
-        tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
     }
 }

@@ -13,7 +13,7 @@ extension MQTTClientCore {
     func startNetwork(first rc: Int32, errorText: String?) throws(MQTTError) {
         let context = NetworkStart(core: self, rc: rc, errorText: errorText)
         let created: Int32? = state.withLock { s in
-            guard s.looping, s.stop == nil else { return nil }
+            guard case .started = s.phase else { return nil }
             var id = pthread_t()
             let created = pthread_create(&id, nil, { raw in
                 guard let raw else { return nil }
@@ -24,7 +24,7 @@ extension MQTTClientCore {
                 start.core.networkEnded()
                 return nil
             }, Unmanaged.passRetained(context).toOpaque())
-            if created == 0 { s.thread = id }
+            if created == 0 { s.thread = .joinable(id) }
             return created
         }
         guard let created, created != 0 else { return }
@@ -154,10 +154,8 @@ extension MQTTClientCore {
     /// ends once the callback returns and the loop with it.
     func stopNetwork(graceful: Bool) {
         let (thread, join) = state.withLock { s -> (pthread_t?, Bool) in
-            s.stop = (graceful && s.stop?.graceful != false, s.stop?.deadline ?? monotonicSeconds() + 2)
-            guard let thread = s.thread, !s.detached else { return (nil, false) }
-            if pthread_equal(thread, pthread_self()) != 0 { s.detached = true }
-            return (thread, !s.detached)
+            s.requestStop(graceful: graceful)
+            return s.threadToStop()
         }
         wake.signal()
         guard let thread else { return }
@@ -166,16 +164,14 @@ extension MQTTClientCore {
             return
         }
         pthread_join(thread, nil)
-        state.withLock { $0.thread = nil }
+        state.withLock { $0.thread = .none }
     }
 
     /// The network thread's last step: a detached thread is nobody's to join, so it clears its
     /// id itself, and only then may `start()` run another.
     fileprivate func networkEnded() {
         state.withLock { s in
-            guard s.detached else { return }
-            s.thread = nil
-            s.detached = false
+            if case .detached = s.thread { s.thread = .none }
         }
     }
 }

@@ -28,18 +28,9 @@ final class MQTTClientCore: @unchecked Sendable {
     let acknowledgements = Mutex<[Int32]>([])
 
     struct State {
-        var connection: ConnectionState = .idle
+        var phase = Phase.idle
         var subscriptions: [(filter: String, qos: QoS)] = []
-        var looping = false
-        /// The network thread, from its creation until it has been joined or, detached, has
-        /// ended.
-        var thread: pthread_t?
-        /// The thread was stopped from inside one of its own callbacks: it cannot be joined,
-        /// so it is detached and clears `thread` itself as it ends.
-        var detached = false
-        /// Set by `disconnect()` and the client's `deinit`: the network thread ends (after
-        /// sending a DISCONNECT when `graceful`).
-        var stop: (graceful: Bool, deadline: Double)?
+        var thread = NetworkThread.none
         /// Failed attempts since the last connection; each doubles the wait before the next.
         var failures = 0
         /// The failures reported since the last connection: the same one again is not, so a
@@ -128,12 +119,7 @@ final class MQTTClientCore: @unchecked Sendable {
 
     private func startLocked() throws(MQTTError) {
         let starting = try state.withLock { s throws(MQTTError) -> Bool in
-            guard !s.looping else { return false }
-            // A disconnect() on another thread has not yet joined the previous thread.
-            guard s.thread == nil else { throw .invalid("start", "disconnect() still in progress") }
-            s.looping = true
-            s.connection = .connecting
-            s.stop = nil
+            guard try s.begin() else { return false }
             s.failures = 0
             s.reported.removeAll()
             s.connectedAt = nil
@@ -155,7 +141,7 @@ final class MQTTClientCore: @unchecked Sendable {
         } catch {
             // Not started: a later start() must not find this one half done.
             captureErrors(false)
-            state.withLock { s in s.looping = false; s.connection = .idle }
+            state.withLock { s in s.abandonStart() }
             throw error
         }
     }
@@ -199,12 +185,8 @@ final class MQTTClientCore: @unchecked Sendable {
         // closing after it (NO_CONN) for the end it was asked for, not for a lost connection.
         // Under `lifecycle`, no socket is being opened meanwhile: none means none to come.
         let connected: Bool? = lifecycle.withLock { _ in
-            let wasLooping = state.withLock { s in
-                defer { s.looping = false; s.connection = .idle }
-                if s.looping { s.stop = (graceful: true, deadline: monotonicSeconds() + 2) }
-                return s.looping
-            }
-            guard wasLooping else { return nil }
+            let wasStarted = state.withLock { s in s.beginDisconnect() }
+            guard wasStarted else { return nil }
             // Without a connection there is no DISCONNECT to send: the thread just ends
             // (leaving its backoff or its attempt).
             return mosquitto_disconnect(handle) == Int32(MOSQ_ERR_SUCCESS.rawValue)
@@ -274,7 +256,7 @@ final class MQTTClientCore: @unchecked Sendable {
         }
         captureErrors(false)
         let subscriptions = state.withLock { s in
-            s.connection = .connected
+            s.linkUp()
             s.failures = 0
             s.connectedAt = monotonicSeconds()
             return s.subscriptions
@@ -286,7 +268,7 @@ final class MQTTClientCore: @unchecked Sendable {
 
     func didDisconnect(_ rc: Int32, errno error: Int32) {
         state.withLock { s in
-            if s.connection == .connected { s.connection = s.looping ? .connecting : .idle }
+            s.linkDown()
             if rc == Int32(MOSQ_ERR_ERRNO.rawValue) { s.lostErrno = error }
         }
         // A failure, of a connection or of an attempt (a handshake, a refused TCP connection),

@@ -1,9 +1,11 @@
-/// How a tool reaches the MQTT broker, spelled the same by every tool that connects (the
-/// edge, `whereabouts watch`): the broker URL, user, password source and TLS files. Strings
-/// only: the MQTT module turns them into its options, so this core stays pure.
+/// How a tool reaches the MQTT broker, the one home of these settings for every tool that
+/// connects: the edge and `whereabouts watch` (flags and the edge's config keys), the aggregator
+/// (the site file's `mqtt` section and `--broker`). The broker URL, user, password source, TLS
+/// files and topic prefix, with one set of checks on how they go together. Strings only: the
+/// MQTT module turns them into its options (`MQTTOptions(_:clientID:)`), so this core stays pure.
 ///
-/// Credentials never go on the command line (SPEC §6): a password comes from a file or an
-/// environment variable, named here.
+/// Credentials never go on the command line (docs/protocol.md, command lines): a password comes
+/// from a file or an environment variable, named here.
 public struct BrokerSettings: Sendable, Equatable {
     public var broker: String
     public var username: String?
@@ -12,6 +14,8 @@ public struct BrokerSettings: Sendable, Equatable {
     public var caFile: String?
     public var certFile: String?
     public var keyFile: String?
+    /// The topic prefix `<p>` of every topic (docs/protocol.md, MQTT topics).
+    public var prefix: String
 
     /// One setting: its config key (`tls.ca`), value placeholder and help.
     public struct Setting: Sendable {
@@ -21,9 +25,12 @@ public struct BrokerSettings: Sendable, Equatable {
         public let defaultValue: String?
         /// The command-line spelling: `password_file` → `password-file`, `tls.ca` → `tls-ca`.
         public var flag: String { BrokerSettings.flag(forKey: key) }
+        /// The setting as a command-line option.
+        public var option: Option { .value(flag, valueName, help: help, default: defaultValue) }
     }
 
     public static let defaultBroker = "mqtt://127.0.0.1:1883"
+    public static let defaultPrefix = "whereabouts"
 
     /// The settings every connecting tool takes, in help order.
     public static let settings: [Setting] = [
@@ -36,30 +43,38 @@ public struct BrokerSettings: Sendable, Equatable {
         Setting(key: "tls.key", valueName: "FILE", help: "Client key (mqtts://).", defaultValue: nil),
     ]
 
-    /// The settings as command-line options.
-    public static var options: [Option] {
-        settings.map { .value($0.flag, $0.valueName, help: $0.help, default: $0.defaultValue) }
-    }
+    /// The topic prefix: a setting of its own, as tools list it apart from the connection.
+    public static let prefixSetting = Setting(key: "prefix", valueName: "P", help: "Topic prefix.", defaultValue: defaultPrefix)
+
+    /// The connection settings as command-line options.
+    public static var options: [Option] { settings.map(\.option) }
 
     /// A config key's flag: `_` and `.` become `-`.
     public static func flag(forKey key: String) -> String {
         String(key.map { $0 == "_" || $0 == "." ? "-" : $0 })
     }
 
+    /// Settings as given, unchecked: `validate()` says whether they go together.
     public init(broker: String, username: String?, passwordFile: String?, passwordEnvironment: String?,
-                caFile: String?, certFile: String?, keyFile: String?) {
+                caFile: String?, certFile: String?, keyFile: String?, prefix: String = defaultPrefix) {
         self.broker = broker; self.username = username
         self.passwordFile = passwordFile; self.passwordEnvironment = passwordEnvironment
         self.caFile = caFile; self.certFile = certFile; self.keyFile = keyFile
+        self.prefix = prefix
     }
 
-    /// Reads the settings by key (`value("tls.ca")`) and checks how they go together.
+    /// Reads the settings by key (`value("tls.ca")`, `value("prefix")`) and checks how they go
+    /// together.
     public init(_ value: (String) -> String?) throws(UsageError) {
-        broker = value("broker") ?? Self.defaultBroker
-        username = value("username")
-        passwordFile = value("password_file")
-        passwordEnvironment = value("password_env")
-        caFile = value("tls.ca"); certFile = value("tls.cert"); keyFile = value("tls.key")
+        self.init(broker: value("broker") ?? Self.defaultBroker, username: value("username"),
+                  passwordFile: value("password_file"), passwordEnvironment: value("password_env"),
+                  caFile: value("tls.ca"), certFile: value("tls.cert"), keyFile: value("tls.key"),
+                  prefix: value("prefix") ?? Self.defaultPrefix)
+        try validate()
+    }
+
+    /// Checks how the settings go together; the message names the keys.
+    public func validate() throws(UsageError) {
         guard passwordFile == nil || passwordEnvironment == nil else {
             throw UsageError("password_file and password_env: give one, not both")
         }

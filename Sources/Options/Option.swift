@@ -11,15 +11,25 @@ public struct Option: Sendable, Equatable {
     public let defaultValue: String?
     /// May be given several times (`--include A --include B`).
     public let repeatable: Bool
+    /// Shown bare in the usage line, not in brackets: the command needs it (or, in a group,
+    /// one of the group).
+    public var required = false
+    /// Options of one group are alternatives: the usage line shows them as `(--a X | --b)`.
+    public var group: String?
 
-    public static func flag(_ name: String, help: String) -> Option {
-        Option(name: name, valueName: nil, help: help, defaultValue: nil, repeatable: false)
+    public static func flag(_ name: String, help: String, required: Bool = false, group: String? = nil) -> Option {
+        Option(name: name, valueName: nil, help: help, defaultValue: nil, repeatable: false, required: required, group: group)
     }
 
     public static func value(_ name: String, _ valueName: String, help: String,
-                             default defaultValue: String? = nil, repeatable: Bool = false) -> Option {
-        Option(name: name, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable)
+                             default defaultValue: String? = nil, repeatable: Bool = false,
+                             required: Bool = false, group: String? = nil) -> Option {
+        Option(name: name, valueName: valueName, help: help, defaultValue: defaultValue, repeatable: repeatable,
+               required: required, group: group)
     }
+
+    /// `--name VALUE`, or `--name` for a flag.
+    var synopsis: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
 
     public var isFlag: Bool { valueName == nil }
 }
@@ -35,6 +45,16 @@ public struct Command: Sendable {
     public let positionals: String?
     /// More text shown at the end of `--help`.
     public let discussion: String?
+
+    /// A command whose usage line is generated from its table (`usageLines`); `usageNote` is
+    /// added after it (`(stdin: H4 hex lines)`).
+    public init(name: String, abstract: String, options: [Option], positionals: String? = nil,
+                usageNote: String? = nil, discussion: String? = nil) {
+        var lines = Self.usageLines(name: name, options: options, positionals: positionals)
+        if let usageNote { lines[lines.count - 1] += "      " + usageNote }
+        self.init(name: name, abstract: abstract, usage: lines,
+                  options: options, positionals: positionals, discussion: discussion)
+    }
 
     public init(name: String, abstract: String, usage: [String], options: [Option],
                 positionals: String? = nil, discussion: String? = nil) {
@@ -62,5 +82,46 @@ public struct Command: Sendable {
         }
         if let discussion { out += "\n" + discussion + "\n" }
         return out
+    }
+}
+
+extension Command {
+    /// The width usage lines wrap at, and the most lines that may list every option: a longer
+    /// synopsis shows `[options]` instead of the optional ones.
+    static let usageWidth = 100, usageMaxLines = 3
+
+    /// `name --site FILE (--a X | --b) [--c N] [--d] POSITIONALS`: required options bare,
+    /// alternatives of a group together, optional ones in brackets, in table order; wrapped
+    /// under the first option.
+    public static func usageLines(name: String, options: [Option], positionals: String?) -> [String] {
+        var required: [String] = [], optional: [String] = []
+        var groupsDone: Set<String> = []
+        for option in options {
+            guard let group = option.group else {
+                if option.required { required.append(option.synopsis) } else { optional.append("[\(option.synopsis)]") }
+                continue
+            }
+            guard groupsDone.insert(group).inserted else { continue }
+            let members = options.filter { $0.group == group }
+            let alternatives = members.map(\.synopsis).joined(separator: " | ")
+            if members.contains(where: \.required) { required.append("(\(alternatives))") } else { optional.append("[\(alternatives)]") }
+        }
+        let tail = positionals.map { [$0] } ?? []
+        let lines = wrap(name, required + optional + tail)
+        return lines.count <= usageMaxLines ? lines : wrap(name, required + ["[options]"] + tail)
+    }
+
+    private static func wrap(_ name: String, _ words: [String]) -> [String] {
+        let indent = String(repeating: " ", count: name.count + 1)
+        var lines: [String] = [], line = name
+        for word in words {
+            if line.count + 1 + word.count > usageWidth && line != name && line != indent {
+                lines.append(line)
+                line = indent + word
+            } else {
+                line += (line == indent ? "" : " ") + word
+            }
+        }
+        return lines + [line]
     }
 }

@@ -25,7 +25,9 @@ public struct Arguments {
     public let positionals: [String]
     private let values: [String: [String]]
 
-    init(command: Command, values: [String: [String]], positionals: [String]) {
+    /// Arguments with these values by option name (a flag given: any value), as a tool that
+    /// merges a config file under its flags builds them; defaults still come from the table.
+    public init(command: Command, values: [String: [String]], positionals: [String] = []) {
         self.command = command
         self.values = values
         self.positionals = positionals

@@ -37,7 +37,7 @@ public func runTool(_ command: Command, arguments: [String],
         }
     } catch let error as UsageError {
         printError("\(command.name): \(error.message)")
-        printError("usage: \(command.usage.first ?? command.name)")
+        printError("usage: " + (command.usage.isEmpty ? command.name : command.usage.joined(separator: "\n       ")))
         return ExitCode.usage
     } catch {
         printError("\(command.name): \(error)")

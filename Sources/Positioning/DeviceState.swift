@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// What the engine keeps about one device beyond `DeviceHot`: what solves read and write.
 struct DeviceState: Sendable {

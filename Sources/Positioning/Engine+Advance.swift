@@ -15,16 +15,15 @@ extension Engine {
     public func advance(to t: Double, maxSolves: Int, into output: inout [EngineOutput]) {
         guard t.isFinite else { return }
         watermark = max(watermark, t)
-        // A held fix costs about a tenth of a solve: the budget counts a solve as 8, a hold as 1.
         var work = 0
-        let budget = maxSolves == .max ? .max : maxSolves * 8
+        let budget = maxSolves == .max ? .max : maxSolves * Self.solveWork
         let interval = options.updateInterval
         // Each device is solved at most once per call: those that stay queued go back after.
         requeue.removeAll(keepingCapacity: true)
         while work < budget, queue.earliest <= t {
             let (device, due) = queue.pop()
             let d = Int(device)
-            work += solve(device: d, at: t, into: &output) ? 8 : 1
+            work += solve(device: d, at: t, into: &output) ? Self.solveWork : Self.holdWork
             // The device keeps its own phase: the next solve is due an interval after this
             // one was due, not after the moment it ran. Resetting to `t` let every pause of
             // event time (a stalled queue, a quiet moment) gather the devices due in it
@@ -33,7 +32,7 @@ extension Engine {
             // heard together do not stay together either.
             hot[d].lastSolve = due.isFinite
                 ? t - (t - due).truncatingRemainder(dividingBy: interval)
-                : t - interval * (Double(d) * 0.618_033_988_749_895).truncatingRemainder(dividingBy: 1)
+                : t - interval * (Double(d) * Self.goldenFraction).truncatingRemainder(dividingBy: 1)
             // Readings stamped after `t` wait for a later advance.
             if hot[d].lastReading <= t { hot[d].isQueued = false } else { requeue.append(device) }
         }
@@ -41,9 +40,19 @@ extension Engine {
         for device in requeue { queue.push(device, due: hot[Int(device)].lastSolve + interval) }
         if t >= nextAwaySweep {
             sweepAway(at: t, into: &output)
-            nextAwaySweep = t + 1
+            nextAwaySweep = t + Self.awaySweepInterval
         }
     }
+
+    /// What `maxSolves` counts: a held fix costs about a tenth of a solve, so a solve counts 8
+    /// and a hold 1.
+    static let solveWork = 8, holdWork = 1
+    /// Spreads first phases over the interval: device indices times the golden ratio's
+    /// fraction fall evenly whatever their number.
+    static let goldenFraction = 0.618_033_988_749_895
+    /// Seconds of event time between two sweeps for away and forgotten devices: `away_after`
+    /// is tens of seconds, so a second late is nothing.
+    static let awaySweepInterval = 1.0
 
     /// Closes every open room and zone visit at `t` (a clean shutdown): one exit per enter.
     public func shutdown(at t: Double) -> [ZoneEvent] {
@@ -102,7 +111,7 @@ extension Engine {
         guard !observations.isEmpty else { return false }
         if mayHold(device: d, at: t) {
             holds += 1
-            if options.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
+            if options.hold.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
             return false
         }
         rememberHeard(device: d, at: t)
@@ -110,7 +119,7 @@ extension Engine {
         solves += 1
         var position = fix.position
         let floorBefore = devices[d].track.floor
-        if locatorKind.isTracked {
+        if pipeline.tracks {
             devices[d].track.update(fix, at: t)
             // Rooms follow the track, not the still device's mean (`Track.reported`): the room
             // test was tuned on the track, and fed the mean it held a tag on seed + 3's flat
@@ -120,11 +129,13 @@ extension Engine {
             devices[d].track.start(fix, at: t)
         }
         settle(device: d, floorBefore: floorBefore, at: t)
-        if options.txLearning > 0, locatorKind == .default, fix.fixes >= 3,
+        if pipeline.txLearning, txLearning.mayLearn(from: fix),
            let loudest = strongestObservation(), geometry.nodes[Int(loudest.node)].floors.contains(fix.floor) {
             // Only where the loudest node agrees on the floor: learning on a wrong floor would
-            // fit the power to that floor and keep the device there.
-            learnTxOffset(device: d, fix: fix, at: t)
+            // fit the power to that floor and keep the device there. Learning goes on at solves
+            // only: a held device's levels are those it was learned on.
+            devices[d].txOffset = txLearning.learned(devices[d].txOffset, fix: fix, observations: observations,
+                                                     site: geometry, model: model, dt: t - hot[d].lastSolve)
         }
         devices[d].confidence = fix.confidence
         devices[d].residual = fix.cost
@@ -151,24 +162,6 @@ extension Engine {
         return presence
     }
 
-    /// A device's real power differs from what it announces (or from the site's default,
-    /// and a body absorbs some): the mean residual at each fix, integrated slowly, learns it.
-    private func learnTxOffset(device d: Int, fix: Fix, at t: Double) {
-        var sum = 0.0, weight = 0.0
-        for o in observations where geometry.nodes[Int(o.node)].floors.contains(fix.floor) {
-            let walls = geometry.wallLoss(floor: fix.floor, from: fix.position.xy, to: o.position.xy)
-            let expected = model.rssi(distance: distance(fix.position, o.position), txRef: o.txRef, walls: walls)
-            let w = Double(min(o.samples, 3))
-            sum += w * max(min(o.rssi - expected, 12), -12)
-            weight += w
-        }
-        guard weight > 0 else { return }
-        // Learning goes on at solves only: a held device's levels are those it was learned on.
-        let dt = min(max(t - hot[d].lastSolve, 0), 2)
-        let gain = min(dt / options.txLearning, 1)
-        devices[d].txOffset = max(min(devices[d].txOffset + gain * sum / weight, options.txOffsetLimit), -options.txOffsetLimit)
-    }
-
     /// Per room, the loudest observation (RSSI less reference power) of a node in it. Between
     /// solves every room is `-infinity` (`forgetRoomLoudness`): only the rooms of the nodes that
     /// heard the device are touched, not every room of the site.
@@ -193,7 +186,8 @@ extension Engine {
         let txRef = (devices[d].configuredTxRef ?? hot[d].frameTxRef ?? site.positioning.txRefDefault) + devices[d].txOffset
         // A link silent this long (a walking tag left that node behind) is handed back for
         // reuse: links otherwise grow with every node a device ever passed.
-        let stale = t - max(60, 4 * site.positioning.window)
+        let smoothing = options.smoothing
+        let stale = t - max(smoothing.staleAfter, smoothing.staleWindows * site.positioning.window)
         var i = 0
         while i < linkCount(device: d) {
             let l = link(device: d, at: i)
@@ -206,7 +200,7 @@ extension Engine {
         }
         for i in 0..<linkCount(device: d) {
             let l = link(device: d, at: i)
-            guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window) else { continue }
+            guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window, options: smoothing) else { continue }
             let n = Int(l.node)
             observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
                                             txRef: txRef, samples: s.samples))

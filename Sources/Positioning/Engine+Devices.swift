@@ -4,13 +4,11 @@ import Wire
 /// (its slot and links kept for reuse), a device's links beyond the inline ones. Out of line
 /// on purpose: the per-reading path (`resolve`) calls them only for what is new.
 extension Engine {
-    /// A new device's tracker. The default locator's also keeps the mean of a still device's
-    /// fixes; the baselines' report the constant-velocity track they are compared with.
+    /// A new device's tracker. With `Pipeline.stillMean` it also keeps the mean of a still
+    /// device's fixes; the baselines report the constant-velocity track they are compared with.
     func makeTrack() -> Track {
-        var track = Track(acceleration: options.acceleration, maxSpeed: options.maxSpeed)
-        if locatorKind == .default, options.stillSettle.isFinite {
-            track.still = StillAverage(step: options.stillStep, settle: options.stillSettle, speed: options.stillSpeed)
-        }
+        var track = Track(options: options.tracker)
+        if pipeline.stillMean, options.stillMean.settle.isFinite { track.still = StillAverage(options: options.stillMean) }
         return track
     }
 

@@ -1,28 +1,24 @@
 import Wire
+import SiteModel
 
 extension Engine {
-    /// Solves on each floor the strongest nodes hear and keeps the best-fitting fix; the
-    /// floor the device is tracked on wins ties, so a device does not flip floors on noise.
-    /// Each floor is solved on its own nodes; the default locator also scores it by the other
-    /// floors' nodes heard louder than a fix there allows (`Locator.otherFloorsCost`).
+    /// The floor choice (`FloorChoice`): solves on each floor the strongest nodes hear (up to
+    /// `FloorChoice.floorsTried`), each on its own nodes, and keeps the best-scored fix.
     func bestFix(device d: Int, at t: Double) -> Fix? {
         guard geometry.floors.count > 1 else { return solve(device: d, floor: 0, at: t, all: true) }
         var best: Fix?
         var bestScore = Double.infinity
         var tried: (Int, Int, Int) = (-1, -1, -1)
         var solidFloors = 0
-        for _ in 0..<3 {
+        for _ in 0..<FloorChoice.floorsTried {
             guard let f = strongestUntriedFloor(excluding: tried) else { break }
             tried = (tried.1, tried.2, f)
             guard let fix = solve(device: d, floor: f, at: t, all: false) else { continue }
-            // One or two nodes fit any floor perfectly (cost 0): a floor that three or more
-            // nodes fix wins over it.
             // The other floors' nodes that hear the device louder than a fix here allows count
             // against this floor too (`otherFloorsCost`; the default locator's, 0 for the others).
             let against = locator.otherFloorsCost(observations, fix: fix, site: geometry, model: model) / Double(max(fix.fixes, 1))
-            let score = (fix.cost + against) * (f == devices[d].track.floor ? 0.8 : 1) - Double(fix.fixes) * 0.01
-                + (fix.fixes < 3 ? 1_000 : 0)
-            if fix.fixes >= 3 { solidFloors += 1 }
+            let score = floorChoice.score(fix, against: against, isTrackedFloor: f == devices[d].track.floor)
+            if floorChoice.isSolid(fix) { solidFloors += 1 }
             if score < bestScore { best = fix; bestScore = score }
         }
         best?.floorContested = solidFloors >= 2

@@ -7,12 +7,12 @@ struct HeardLevel: Sendable {
 }
 
 extension Engine {
-    /// Whether device `d`'s last fix still stands at `t`, so that solving again (with the
-    /// observations just gathered) would learn nothing: the device is still (its track has
-    /// stayed within `holdStep` of one place for `holdSettle` seconds and is slower than
-    /// `holdSpeed`), in a room with no room or zone change under way, every node that hears it
-    /// now heard it at the last solve and none of their smoothed levels moved by more than
-    /// `holdLevelChange`, and the last solve is less than `holdLimit` old.
+    /// The hold stage (`HoldOptions`): whether device `d`'s last fix still stands at `t`, so
+    /// that solving again (with the observations just gathered) would learn nothing: the device
+    /// is still (its track has stayed within `hold.step` of one place for `hold.settle` seconds
+    /// and is slower than `hold.speed`), in a room with no room or zone change under way, every
+    /// node that hears it now heard it at the last solve and none of their smoothed levels moved
+    /// by more than `hold.levelChange`, and the last solve is less than `hold.limit` old.
     ///
     /// Most tags lie still most of the time (equipment, a phone on a desk); a solve is most of
     /// the engine's work, and the same input gives the same fix. A device that starts to move
@@ -20,7 +20,7 @@ extension Engine {
     func mayHold(device d: Int, at t: Double) -> Bool {
         // A method on the element, not a copy of it: `DeviceState` holds arrays, and a copy per
         // due device would retain and release each of them.
-        devices[d].mayHold(hearing: observations, at: t, options: options)
+        devices[d].mayHold(hearing: observations, at: t, options: options.hold)
     }
 
     /// Keeps what the nodes heard at this solve, for `mayHold` to compare with later.
@@ -30,13 +30,13 @@ extension Engine {
         devices[d].lastFix = t
     }
 
-    /// Moves the anchor on when the solve just made carried the track more than `holdStep`
+    /// Moves the anchor on when the solve just made carried the track more than `hold.step`
     /// from it (or onto another floor): the device is not settled there yet.
     func settle(device d: Int, floorBefore: Int, at t: Double) {
         let p = devices[d].track.position.xy
         let a = devices[d].anchor
         let dx = p.x - a.x, dy = p.y - a.y
-        guard floorBefore != devices[d].track.floor || !(dx * dx + dy * dy <= options.holdStep * options.holdStep) else { return }
+        guard floorBefore != devices[d].track.floor || !(dx * dx + dy * dy <= options.hold.step * options.hold.step) else { return }
         devices[d].anchor = p
         devices[d].anchorSince = t
     }
@@ -54,13 +54,13 @@ extension Engine {
 
 extension DeviceState {
     /// `Engine.mayHold` for this device, given what its nodes hear now.
-    func mayHold(hearing observations: [Observation], at t: Double, options: EngineOptions) -> Bool {
-        guard options.holdLimit > 0, isPresent, t - lastFix < options.holdLimit,
-              t - anchorSince >= options.holdSettle, track.speed <= options.holdSpeed,
+    func mayHold(hearing observations: [Observation], at t: Double, options: HoldOptions) -> Bool {
+        guard options.limit > 0, isPresent, t - lastFix < options.limit,
+              t - anchorSince >= options.settle, track.speed <= options.speed,
               presence.isSettled, heard.count == observations.count else { return false }
         for o in observations {
             guard let before = heard.first(where: { $0.node == o.node }),
-                  abs(o.rssi - o.txRef - before.level) <= options.holdLevelChange else { return false }
+                  abs(o.rssi - o.txRef - before.level) <= options.levelChange else { return false }
         }
         return true
     }

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The positioning engine: readings in, tracked positions, rooms and zone events out.
 ///
@@ -8,11 +9,15 @@ import Wire
 /// dictionary lookup and a write into preallocated slots.
 public final class Engine {
     public let site: Site
-    public let locatorKind: LocatorKind
+    /// The stages readings go through and the solver (`Pipeline`).
+    public let pipeline: Pipeline
+    public var locatorKind: LocatorKind { pipeline.locator }
     public let options: EngineOptions
     let geometry: SiteGeometry
     let locator: any Locator
     let model: PathLoss
+    let floorChoice: FloorChoice
+    let txLearning: TxLearning
 
     var devices: [DeviceState] = []
     /// What each reading of a device touches, by the same index as `devices`.
@@ -66,15 +71,24 @@ public final class Engine {
     /// Per room: the loudest node in it that heard the device being solved.
     var roomLoudness: [Double]
 
-    public init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
+    /// An engine running `locator`'s preset pipeline (`LocatorKind.pipeline`).
+    public convenience init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
+        self.init(site: site, pipeline: locator.pipeline, options: options)
+    }
+
+    public init(site: Site, pipeline: Pipeline, options: EngineOptions = EngineOptions()) {
         self.site = site
-        self.locatorKind = locator
+        self.pipeline = pipeline
         self.options = options
         var geometry = SiteGeometry(site)
         geometry.deviceHeight = options.deviceHeight
-        self.locator = locator.makeLocator()
+        self.locator = pipeline.locator.makeLocator()
         self.model = PathLoss(exponent: site.positioning.absorption)
-        if locator == .default { geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? 1.2) }
+        floorChoice = FloorChoice(options: options.floorChoice)
+        txLearning = TxLearning(options: options.transmitPower)
+        if locator.searchesGrid {
+            geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? EngineOptions.usualDeviceHeight)
+        }
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         freeLinks = Array(repeating: [], count: site.nodes.count)

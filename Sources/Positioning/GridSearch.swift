@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The path loss from every node to every cell of a coarse grid over one floor, walls
 /// included, computed once: a global search then costs one subtraction per node and cell.
@@ -15,6 +16,10 @@ struct LossGrid: Sendable {
     static let searchCells = 700
     /// Metres searched around the bounding box of the nodes that hear the device.
     static let reach = 4.0
+    /// The smallest cell, m: finer than RSSI resolves, and the solver refines from the best one.
+    static let leastCell = 0.5
+    /// A floor narrower than this (m) is given this width: a grid of no width has no cells.
+    static let leastExtent = 0.1
 
     var origin: Point2
     var cell: Double
@@ -31,7 +36,7 @@ struct LossGrid: Sendable {
         let info = site.floors[f]
         // A floor whose box is not finite (a site no check caught) gets a token grid, not a trap.
         let width = Self.extent(info.max.x - info.min.x), depth = Self.extent(info.max.y - info.min.y)
-        cell = max(0.5, (width * depth / Double(Self.maximumCells)).squareRoot())
+        cell = max(Self.leastCell, (width * depth / Double(Self.maximumCells)).squareRoot())
         columns = clampedIndex((width / cell).rounded(.up), 1, Self.maximumCells)
         rows = clampedIndex((depth / cell).rounded(.up), 1, Self.maximumCells)
         origin = info.min.xy
@@ -41,7 +46,7 @@ struct LossGrid: Sendable {
             for r in 0..<rows {
                 for c in 0..<columns {
                     let p = center(column: c, row: r)
-                    let d = max(distance(p, node.point), 0.3)
+                    let d = max(distance(p, node.point), PathLoss.minimumDistance)
                     let walls = site.wallLoss(floor: f, from: p.xy, to: node.point.xy)
                     loss[n * cellCount + r * columns + c] = Float(slope * Elementary.log(d) + walls)
                 }
@@ -162,7 +167,7 @@ struct LossGrid: Sendable {
         clampedIndex((v - origin) / cell, 0, count - 1)
     }
 
-    private static func extent(_ v: Double) -> Double { v.isFinite ? max(v, 0.1) : 0.1 }
+    private static func extent(_ v: Double) -> Double { v.isFinite ? max(v, leastExtent) : leastExtent }
 }
 
 /// `v` truncated to an Int within `lo...hi`; NaN gives `lo`, so a non-finite coordinate can

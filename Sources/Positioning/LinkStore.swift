@@ -63,12 +63,11 @@ struct LinkStore: Sendable {
         }
     }
 
-    /// The link's robust RSSI over `(t - window, t]`: the samples within three scaled
-    /// median absolute deviations of the median (a Hampel filter), averaged. `nil` when the
-    /// window is empty. The window's samples are sorted in a buffer on the stack: in a growing
-    /// array (the caller's, reused) each append and swap checked its uniqueness and bounds, and
-    /// that was most of a hold's cost.
-    func smoothed(link: Int32, at t: Double, window: Double) -> (rssi: Double, samples: Int)? {
+    /// The link's smoothed RSSI over `(t - window, t]` (`Smoothing.robustMean`), and the
+    /// samples behind it; `nil` when the window is empty. The window's samples are copied into
+    /// a buffer on the stack: in a growing array (the caller's, reused) each append and swap
+    /// checked its uniqueness and bounds, and that was most of a hold's cost.
+    func smoothed(link: Int32, at t: Double, window: Double, options: SmoothingOptions = SmoothingOptions()) -> (rssi: Double, samples: Int)? {
         let l = Int(link)
         let base = l * Self.capacity, filled = Int(links[l].filled)
         return samples.withUnsafeBufferPointer { samples in
@@ -79,53 +78,8 @@ struct LinkStore: Sendable {
                     n += 1
                 }
                 guard n > 0 else { return nil }
-                let values = UnsafeMutableBufferPointer(rebasing: buffer[0..<n])
-                if n < 3 { return (values.reduce(0, +) / Double(n), n) }
-                insertionSort(values)
-                let median = Self.median(values)
-                let deviations = Self.medianAbsoluteDeviation(values, around: median)
-                let limit = max(3 * 1.4826 * deviations, 3)
-                // |v - median| grows away from the median, so the values kept are a run of the
-                // sorted ones: find its ends, then sum it in order.
-                var lo = 0, hi = n
-                while lo < hi, !(abs(values[lo] - median) <= limit) { lo += 1 }
-                while hi > lo, !(abs(values[hi - 1] - median) <= limit) { hi -= 1 }
-                var sum = 0.0
-                for v in values[lo..<hi] { sum += v }
-                return (sum / Double(hi - lo), n)
+                return (Smoothing.robustMean(UnsafeMutableBufferPointer(rebasing: buffer[0..<n]), options: options), n)
             }
         }
-    }
-
-    private static func median(_ sorted: UnsafeMutableBufferPointer<Double>) -> Double {
-        let n = sorted.count
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
-    }
-
-    /// The median of |v - m| over sorted values, walking outward from `m`: no second buffer.
-    private static func medianAbsoluteDeviation(_ sorted: UnsafeMutableBufferPointer<Double>, around m: Double) -> Double {
-        var lo = sorted.lastIndex { $0 <= m } ?? -1
-        var hi = lo + 1
-        let target = (sorted.count + 1) / 2
-        var last = 0.0
-        for _ in 0..<target {
-            let down = lo >= 0 ? m - sorted[lo] : .infinity
-            let up = hi < sorted.count ? sorted[hi] - m : .infinity
-            if down <= up { last = down; lo -= 1 } else { last = up; hi += 1 }
-        }
-        return last
-    }
-}
-
-func insertionSort(_ a: UnsafeMutableBufferPointer<Double>) {
-    guard a.count > 1 else { return }
-    for i in 1..<a.count {
-        let v = a[i]
-        var j = i - 1
-        while j >= 0 && a[j] > v {
-            a[j + 1] = a[j]
-            j -= 1
-        }
-        a[j + 1] = v
     }
 }

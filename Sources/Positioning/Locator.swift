@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// What one node tells a solver about one device: where the node is and the device's
 /// smoothed RSSI there (with the node's `rx_adj` applied).
@@ -10,6 +11,9 @@ struct Observation: Sendable {
     var txRef: Double
     /// Samples behind the smoothed RSSI.
     var samples: Int
+    /// A node heard once or twice in the window counts less than one heard throughout it;
+    /// from this many samples on, in full.
+    static let fullWeightSamples = 3
     /// This observation's noise as a multiple of the locator's nominal spread (1 or more);
     /// the default locator sets it per solve (`Multilateration.rangeFloor`).
     var spread: Double = 1
@@ -44,9 +48,6 @@ public enum LocatorKind: String, Sendable, CaseIterable {
     /// ESPresense-companion's approach: Nelder–Mead on distance residuals with a fitted scale.
     case nelderMead = "nelder-mead"
 
-    /// Whether positions from this locator go through the motion model. The nearest-node
-    /// baseline reports node positions as they are, like the systems it stands for.
-    var isTracked: Bool { self != .nearest }
 }
 
 /// A solver: observations of one device on one floor → a fix.
@@ -57,10 +58,13 @@ protocol Locator: Sendable {
     /// What the nodes of other floors say against a fix on `fix.floor`, in the fix's cost units
     /// (summed, not a mean); 0 for a locator that does not weigh them.
     func otherFloorsCost(_ observations: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double
+    /// Whether it searches the floor's path-loss grid (`LossGrid`), which the engine then builds.
+    var searchesGrid: Bool { get }
 }
 
 extension Locator {
     func otherFloorsCost(_ observations: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double { 0 }
+    var searchesGrid: Bool { false }
 }
 
 extension LocatorKind {

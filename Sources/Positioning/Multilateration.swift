@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The default locator: robust weighted multilateration in 3-D inside the floor's box.
 ///
@@ -26,6 +27,30 @@ struct Multilateration: Locator {
     /// `sigma` in quadrature; 0 turns it off.
     var rangeFloor = 0.25
 
+    var searchesGrid: Bool { true }
+
+    /// Passes with the walls of the last solution held: walls make the model piecewise, and a
+    /// solution rarely sees other walls more than twice.
+    static let wallPasses = 3
+    /// Without a height prior or a tracked height, the fit is retried from starts this high
+    /// (shares of the floor's height, low and high): height trades against distance on the
+    /// floor, which leaves mirror minima above and below the nodes.
+    static let retryHeights = stride(from: 0.2, through: 0.8, by: 0.6)
+    /// Levenberg–Marquardt's damping: where it starts (close to Gauss–Newton, which the model
+    /// suits away from nodes), how much a step that helped lowers it and one that did not
+    /// raises it, and its bounds (beyond the upper no step helps: the minimum is found).
+    static let startDamping = 1e-3, dampingDown = 3.0, dampingUp = 4.0
+    static let leastDamping = 1e-6, greatestDamping = 1e4
+    /// Added to the normal matrix's diagonal so that a flat direction (collinear nodes) can
+    /// still be inverted.
+    static let diagonalJitter = 1e-9
+    /// A step shorter than this (m), a tenth of a millimetre, ends the fit: far below what
+    /// RSSI can resolve.
+    static let converged = 1e-4
+    /// The grid's best cell is solved from too when it lies farther than this (m) from the
+    /// warm start's solution: it may be another basin.
+    static let otherBasin = 1.0
+
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         switch obs.count {
         case 0: return nil
@@ -51,7 +76,7 @@ struct Multilateration: Locator {
         if var found = best {
             // The track's basin may be the wrong one: when the grid's best cell lies elsewhere,
             // solve from there too and keep whichever fits better.
-            if let searched, distance(searched, found.x) > 1 {
+            if let searched, distance(searched, found.x) > Self.otherBasin {
                 let other = solve(problem, &obs, from: site.clamp(searched, floor: floor), site: site, tracked: true)
                 if other.at.cost < found.at.cost { found = other }
             }
@@ -74,13 +99,13 @@ struct Multilateration: Locator {
     func otherFloorsCost(_ obs: [Observation], fix: Fix, site: SiteGeometry, model: PathLoss) -> Double {
         var cost = 0.0
         for o in obs where !site.nodes[Int(o.node)].floors.contains(fix.floor) {
-            let implied = max(model.distance(rssi: o.rssi, txRef: o.txRef), 0.3)
+            let implied = model.distance(rssi: o.rssi, txRef: o.txRef)
             let near = model.slope * rangeFloor / (sigma * implied)
             let spread = (1 + near * near).squareRoot()
-            let loudest = model.rssi(distance: max(distance(fix.position, o.position), 0.3), txRef: o.txRef)
+            let loudest = model.rssi(distance: distance(fix.position, o.position), txRef: o.txRef)
             let e = (o.rssi - loudest) / (sigma * spread)
             guard e > 0 else { continue }
-            cost += Double(min(o.samples, 3)) / 3 * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
+            cost += Problem.weight(samples: o.samples) * (e <= huber ? 0.5 * e * e : huber * (e - 0.5 * huber))
         }
         return cost
     }
@@ -91,7 +116,7 @@ struct Multilateration: Locator {
     func widenNearNodes(_ obs: inout [Observation], model: PathLoss) {
         guard rangeFloor > 0 else { return }
         for i in obs.indices {
-            let implied = max(model.distance(rssi: obs[i].rssi, txRef: obs[i].txRef), 0.3)
+            let implied = model.distance(rssi: obs[i].rssi, txRef: obs[i].txRef)
             let near = model.slope * rangeFloor / (sigma * implied)
             obs[i].spread = (1 + near * near).squareRoot()
         }
@@ -110,13 +135,13 @@ struct Multilateration: Locator {
         var x = start
         var walls = problem.refreshWalls(&obs, at: x, site: site).total
         var best: Solution?
-        for _ in 0..<3 {
+        for _ in 0..<Self.wallPasses {
             var pass = minimise(problem, obs, from: x, site: site)
             // Height trades against distance on the floor, which leaves mirror minima above
             // and below the nodes: without a height prior or a tracked height to start
             // from, try again from a low and a high start and keep the best.
             let f = site.floors[problem.floor]
-            for height in stride(from: 0.2, through: 0.8, by: 0.6) where !tracked && problem.height == nil {
+            for height in Self.retryHeights where !tracked && problem.height == nil {
                 let z = f.min.z + (f.max.z - f.min.z) * height
                 let retry = minimise(problem, obs, from: Point3(pass.x.x, pass.x.y, z), site: site)
                 if retry.at.cost < pass.at.cost { pass = retry }
@@ -142,11 +167,12 @@ struct Multilateration: Locator {
     private func minimise(_ problem: Problem, _ obs: [Observation], from start: Point3, site: SiteGeometry) -> Solution {
         var x = start
         var current = problem.evaluate(obs, at: x)
-        var lambda = 1e-3
+        var lambda = Self.startDamping
         for _ in 0..<iterations {
             let a = current.normal
             var damped = a
-            damped.xx += lambda * a.xx + 1e-9; damped.yy += lambda * a.yy + 1e-9; damped.zz += lambda * a.zz + 1e-9
+            let jitter = Self.diagonalJitter
+            damped.xx += lambda * a.xx + jitter; damped.yy += lambda * a.yy + jitter; damped.zz += lambda * a.zz + jitter
             guard let inverse = damped.inverse else { break }
             let g = current.gradient
             let step = inverse.times((-g.0, -g.1, -g.2))
@@ -155,12 +181,11 @@ struct Multilateration: Locator {
             if next.cost < current.cost {
                 let moved = distance(candidate, x)
                 x = candidate; current = next
-                lambda = max(lambda / 3, 1e-6)
-                // A tenth of a millimetre: far below what RSSI can resolve.
-                if moved < 1e-4 { break }
+                lambda = max(lambda / Self.dampingDown, Self.leastDamping)
+                if moved < Self.converged { break }
             } else {
-                lambda *= 4
-                if lambda > 1e4 { break }
+                lambda *= Self.dampingUp
+                if lambda > Self.greatestDamping { break }
             }
         }
         return (x, current)
@@ -178,6 +203,16 @@ struct Problem {
     var height: Double?
     /// Spread of that prior, m.
     var heightSpread = 0.4
+
+    /// Added to the normal matrix's diagonal before it is inverted for the covariance (m⁻²),
+    /// and the variance (m²) given when it still cannot be, or at most vertically: 10 m.
+    static let covarianceRidge = 1e-3, unknownVariance = 100.0
+    /// The most a fix's horizontal variance may be, m² (20 m): beyond, a fix says nothing.
+    static let greatestVariance = 400.0
+    /// A fix whose horizontal spread (m) squared is this has half the confidence (a 2 m spread)…
+    static let halfConfidenceSpread2 = 4.0
+    /// …and fewer nodes than this lower it in proportion: three fit exactly, a fourth checks.
+    static let fullConfidenceNodes = 4.0
 
     /// Sets each observation's wall loss for an estimate at `x`; returns their weighted sum,
     /// which tells whether a new estimate sees other walls, and whether any observation's
@@ -198,14 +233,18 @@ struct Problem {
     /// Standardised residual of one observation at `x`, and the distance.
     @inline(__always)
     func residual(_ o: Observation, at x: Point3) -> (e: Double, d: Double) {
-        let d = max(distance(x, o.position), 0.3)
+        let d = max(distance(x, o.position), PathLoss.minimumDistance)
         let expected = o.txRef - slope * Elementary.log(d) - o.walls
         return ((o.rssi - expected) / (sigma * o.spread), d)
     }
 
     /// A node heard once or twice counts less than one heard throughout the window.
     @inline(__always)
-    func weight(_ o: Observation) -> Double { Double(min(o.samples, 3)) / 3 }
+    func weight(_ o: Observation) -> Double { Self.weight(samples: o.samples) }
+
+    static func weight(samples: Int) -> Double {
+        Double(min(samples, Observation.fullWeightSamples)) / Double(Observation.fullWeightSamples)
+    }
 
     @inline(__always)
     func huberWeight(_ e: Double) -> Double { abs(e) <= huber ? 1 : huber / abs(e) }
@@ -244,20 +283,21 @@ struct Problem {
     func fix(_ obs: [Observation], at x: Point3, _ evaluation: Evaluation) -> Fix {
         let cost = evaluation.cost
         var ridge = evaluation.normal
-        ridge.xx += 1e-3; ridge.yy += 1e-3; ridge.zz += 1e-3
-        let c = ridge.inverse ?? Symmetric3(xx: 100, yy: 100, zz: 100)
+        let r = Self.covarianceRidge, unknown = Self.unknownVariance
+        ridge.xx += r; ridge.yy += r; ridge.zz += r
+        let c = ridge.inverse ?? Symmetric3(xx: unknown, yy: unknown, zz: unknown)
         let dof = Double(max(obs.count - 3, 1))
         let fitScale = max(1, 2 * cost / dof)
-        let xx = min(c.xx * fitScale, 400), yy = min(c.yy * fitScale, 400)
+        let xx = min(c.xx * fitScale, Self.greatestVariance), yy = min(c.yy * fitScale, Self.greatestVariance)
         // The covariance shrinks with the variances it caps, so the matrix stays positive definite.
         // (Exactly c.xy · fitScale when neither is capped.)
         let sx = c.xx > 0 ? xx / (c.xx * fitScale) : 1, sy = c.yy > 0 ? yy / (c.yy * fitScale) : 1
         let xy = c.xy * fitScale * (sx * sy).squareRoot()
         let spread = (xx + yy).squareRoot()
         let nodes = Double(obs.count)
-        let confidence = (1 / (1 + spread * spread / 4)) * min(1, nodes / 4)
+        let confidence = (1 / (1 + spread * spread / Self.halfConfidenceSpread2)) * min(1, nodes / Self.fullConfidenceNodes)
         return Fix(position: x, floor: floor, xx: xx, xy: xy, yy: yy,
-                   zz: min(c.zz * fitScale, 100), confidence: confidence, fixes: obs.count,
+                   zz: min(c.zz * fitScale, Self.unknownVariance), confidence: confidence, fixes: obs.count,
                    cost: cost / nodes)
     }
 }

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The nearest-node baseline: the device is where its strongest node is.
 ///

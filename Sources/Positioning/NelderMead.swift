@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The Nelder–Mead baseline, after ESPresense-companion's multilateralizer.
 ///
@@ -10,6 +11,16 @@ struct NelderMeadLocator: Locator {
     var maxEvaluations = 2000
     var tolerance = 1e-7
 
+    /// The first simplex's steps (m, and the scale's): half a metre across the floor and a
+    /// quarter up, leaning toward the strongest nodes, as ESPresense-companion starts.
+    static let startSteps = SIMD4<Double>(0.5, 0.5, 0.25, 0.05)
+    /// The least spread (m) a fix is given: the fit's residual is no covariance.
+    static let leastSpread = 0.5
+    /// The fitted scale's bounds, and how steeply the objective rises outside them and the
+    /// floor's box (a power of this base) and away from a scale of 1 (this many times).
+    static let scaleBounds = (low: 0.5, high: 1.5)
+    static let penaltyBase = 5.0, scalePull = 5.0
+
     func locate(_ obs: inout [Observation], floor: Int, site: SiteGeometry, model: PathLoss, hint: Point3?) -> Fix? {
         guard obs.count >= 3 else {
             return obs.count == 1 ? FewNodes.one(obs[0], floor: floor, site: site, model: model, hint: hint)
@@ -20,14 +31,14 @@ struct NelderMeadLocator: Locator {
         let centroid = FewNodes.centroidOfStrongest(obs)
         var toward = (centroid.x - start.x, centroid.y - start.y, centroid.z - start.z)
         let len = (toward.0 * toward.0 + toward.1 * toward.1 + toward.2 * toward.2).squareRoot()
-        toward = len > 1e-6 ? (toward.0 / len, toward.1 / len, toward.2 / len) : (1, 0, 0)
+        toward = len > FewNodes.noLength ? (toward.0 / len, toward.1 / len, toward.2 / len) : (1, 0, 0)
         var simplex = Simplex4(start: SIMD4(start.x, start.y, start.z, 1),
-                               steps: SIMD4(toward.0 + 0.5, toward.1 + 0.5, toward.2 + 0.25, 0.05),
+                               steps: SIMD4(toward.0, toward.1, toward.2, 0) + Self.startSteps,
                                f: objective.value)
         simplex.minimise(f: objective.value, maxEvaluations: maxEvaluations, tolerance: tolerance)
         let best = simplex.best
         let p = site.clamp(Point3(best.x, best.y, best.z), floor: floor)
-        let spread = max(simplex.bestValue.squareRoot(), 0.5)
+        let spread = max(simplex.bestValue.squareRoot(), Self.leastSpread)
         return Fix(position: p, floor: floor, xx: spread * spread, xy: 0, yy: spread * spread, zz: 1,
                    confidence: 1 / (1 + spread), fixes: obs.count, cost: simplex.bestValue)
     }
@@ -53,11 +64,13 @@ struct NelderMeadLocator: Locator {
         }
 
         func value(_ v: SIMD4<Double>) -> Double {
-            let lo = SIMD4(box.min.x, box.min.y, box.min.z, 0.5), hi = SIMD4(box.max.x, box.max.y, box.max.z, 1.5)
+            let bounds = NelderMeadLocator.scaleBounds
+            let lo = SIMD4(box.min.x, box.min.y, box.min.z, bounds.low), hi = SIMD4(box.max.x, box.max.y, box.max.z, bounds.high)
             let outside = pointwiseMax(pointwiseMax(lo - v, v - hi), SIMD4(repeating: 0))
             let off = (outside * outside).sum().squareRoot()
-            var sum = off > 0 ? Elementary.exp((1 + off) * Elementary.log(5)) : 0
-            sum += (5 * (1 - v.w)) * (5 * (1 - v.w))
+            let base = NelderMeadLocator.penaltyBase, pull = NelderMeadLocator.scalePull
+            var sum = off > 0 ? Elementary.exp((1 + off) * Elementary.log(base)) : 0
+            sum += (pull * (1 - v.w)) * (pull * (1 - v.w))
             var fit = 0.0
             for i in nodes.indices {
                 let e = distance(Point3(v.x, v.y, v.z), nodes[i]) * v.w - distances[i]

@@ -1,14 +1,16 @@
 import Wire
+import SiteModel
 
-/// Which room and zones one device is in, with the hysteresis that keeps a still device put.
+/// The room decision and zones stages: which room and zones one device is in, with the
+/// hysteresis that keeps a still device put (`RoomOptions`, `ZoneOptions`).
 ///
 /// A room change is a sequential test, not a timer: each solve adds evidence for every other
 /// room on the floor — how much deeper the position lies in it than in the current room
-/// (clipped to `roomStep`), less a drift `roomDrift`, weighted by the fix's confidence and the
+/// (clipped to `room.step`), less a drift `room.drift`, weighted by the fix's confidence and the
 /// time it stands for — and the sum is floored at zero (a CUSUM). A still device near a wall
 /// adds evidence that averages below zero and rarely reaches the threshold; a walk through a
-/// door adds about `roomStep` a second and crosses it within seconds. Rooms not joined to the
-/// current one need `farRoomDwellFactor` times the evidence. A fix on another floor than the
+/// door adds about `room.step` a second and crosses it within seconds. Rooms not joined to the
+/// current one need `room.farRoomFactor` times the evidence. A fix on another floor than the
 /// current room's counts in full whatever its confidence when its floor won against another
 /// floor that three or more nodes fixed too (below). Zones are entered after `dwell`
 /// seconds clearly inside and left after `dwell` seconds clearly outside. Every enter is
@@ -43,18 +45,18 @@ struct Presence: Sendable {
     mutating func observe(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool = false, heard: [Double], at t: Double,
                           site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         updateRoom(p, floor: f, confidence: confidence, floorContested: floorContested, heard: heard, at: t, site: site,
-                   options: options, emit: emit)
-        updateZones(p, floor: f, at: t, site: site, options: options, emit: emit)
+                   options: options.room, emit: emit)
+        updateZones(p, floor: f, at: t, site: site, options: options.zones, emit: emit)
     }
 
     private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool, heard: [Double], at t: Double,
-                                     site: SiteGeometry, options: EngineOptions,
+                                     site: SiteGeometry, options: RoomOptions,
                                      emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        let dt = min(max(t - lastObserved, 0), 2)
+        let dt = min(max(t - lastObserved, 0), EngineOptions.longestSolveGap)
         lastObserved = t
         guard room >= 0 else { enterFirstRoom(p, floor: f, confidence: confidence, at: t, site: site, options: options, emit: emit); return }
         guard confidence >= options.minimumConfidence, site.floors.indices.contains(f) else { return }
-        let weight = min(confidence / options.roomConfidence, 1) * dt
+        let weight = min(confidence / options.fullConfidence, 1) * dt
         // Evidence between floors counts in full, both ways: the fix's confidence is its spread
         // over the floor, and says nothing of its floor, which the locator chose on other grounds
         // (`Engine.bestFix`). Weighed by it, a fix on another floor than the current room's added
@@ -65,7 +67,7 @@ struct Presence: Sendable {
         // fewer than three nodes to fix it (its nodes down, or two heard and three through the
         // ceiling) is weighed by confidence as any fix is.
         let floorWeight = floorContested ? dt : weight
-        let cap = options.roomStep
+        let cap = options.step
         // The current room on another floor: this fix says the device is not in it at all.
         let here = site.rooms[room].floor == f ? site.signedDepth(room: room, at: p) : -cap
         let test = RoomTest(p: p, floor: f, current: room, here: here, weight: weight, floorWeight: floorWeight,
@@ -100,8 +102,8 @@ struct Presence: Sendable {
     /// Adds this solve's evidence for room `c` (not the current one), and makes it the winner
     /// when it has gathered enough: the larger share of what it needs, the higher index on a tie
     /// (as a walk through the rooms in order keeping the last of equals).
-    private mutating func weigh(_ c: Int, _ test: RoomTest, site: SiteGeometry, options: EngineOptions, winner: inout (room: Int, ratio: Double)) {
-        let f = test.floor, room = test.current, p = test.p, cap = options.roomStep
+    private mutating func weigh(_ c: Int, _ test: RoomTest, site: SiteGeometry, options: RoomOptions, winner: inout (room: Int, ratio: Double)) {
+        let f = test.floor, room = test.current, p = test.p, cap = options.step
         let held = evidence.firstIndex { $0.room == Int32(c) }
         let before = held.map { evidence[$0].value } ?? 0
         let after: Double
@@ -111,9 +113,9 @@ struct Presence: Sendable {
             // does gains, as a nearest-node system would say; a tie adds nothing.
             let louder = test.heard[c] - test.heard[room]
             if louder.isFinite { step += options.heardStep * min(max(louder / options.heardScale, -1), 1) }
-            after = max(0, before + (test.crossing ? test.floorWeight : test.weight) * (step - options.roomDrift))
+            after = max(0, before + (test.crossing ? test.floorWeight : test.weight) * (step - options.drift))
         } else {
-            after = max(0, before - test.floorWeight * (cap + options.roomDrift))
+            after = max(0, before - test.floorWeight * (cap + options.drift))
         }
         if let held {
             if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
@@ -122,14 +124,14 @@ struct Presence: Sendable {
         }
         guard site.rooms[c].floor == f else { return }
         let joined = site.mayMove(from: room, to: c) || site.rooms[room].floor != f
-        let ratio = after / (options.roomEvidence * (joined ? 1 : options.farRoomDwellFactor))
+        let ratio = after / (options.evidence * (joined ? 1 : options.farRoomFactor))
         if ratio > winner.ratio || (ratio == winner.ratio && c > winner.room) { winner = (c, ratio) }
     }
 
     /// The first room after a start or an away: a thin first window can put the fix anywhere,
     /// so the room must be named by `firstRoomSolves` solves in a row, or one confident fix.
     private mutating func enterFirstRoom(_ p: Point2, floor f: Int, confidence: Double, at t: Double, site: SiteGeometry,
-                                         options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+                                         options: RoomOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         floor = f
         guard let (r, _) = site.room(at: p, floor: f), confidence >= options.minimumConfidence else { return }
         firstCount = r == firstRoom ? firstCount + 1 : 1
@@ -162,7 +164,7 @@ struct Presence: Sendable {
 struct RoomTest {
     var p: Point2
     var floor: Int
-    /// The device's room, and how deep the fix lies in it (m; `-roomStep` on another floor).
+    /// The device's room, and how deep the fix lies in it (m; `-room.step` on another floor).
     var current: Int
     var here: Double
     /// What a second of evidence counts for on this floor, and across floors.
@@ -171,23 +173,25 @@ struct RoomTest {
     var crossing: Bool
     /// Per room, the loudest level of a node in it (`Presence.observe`).
     var heard: [Double]
-    /// A room whose box lies farther than this is at least `roomStep` shallower than the current
-    /// one, so its depth term is `-roomStep` without measuring it (the margin covers rounding).
+    /// A room whose box lies farther than this is at least `room.step` shallower than the current
+    /// one, so its depth term is `-room.step` without measuring it (the margin covers rounding).
     var far: Double
+    /// Metres added to `far` so that rounding in the box distance never prunes a room that counts.
+    static let roundingMargin = 1e-6
 
     init(p: Point2, floor: Int, current: Int, here: Double, weight: Double, floorWeight: Double, crossing: Bool,
          heard: [Double], cap: Double) {
         self.p = p; self.floor = floor; self.current = current; self.here = here
         self.weight = weight; self.floorWeight = floorWeight; self.crossing = crossing; self.heard = heard
-        far = cap - here + 1e-6
+        far = cap - here + Self.roundingMargin
     }
 
     /// Whether a room that holds no evidence and is not near the fix (`isNear`) may be left out:
     /// its evidence would stay zero. So it is when no weight is negative and a room beyond `far`
-    /// gains nothing, however loud its node (`-roomStep + |heardStep| - roomDrift <= 0`, as the
+    /// gains nothing, however loud its node (`-step + |heardStep| - drift <= 0`, as the
     /// defaults have it), nor one on another floor; and for a position and reach that are numbers.
-    func mayPrune(_ options: EngineOptions) -> Bool {
-        let cap = options.roomStep, drift = options.roomDrift
+    func mayPrune(_ options: RoomOptions) -> Bool {
+        let cap = options.step, drift = options.drift
         return weight >= 0 && floorWeight >= 0 && cap + drift >= 0 && abs(options.heardStep) - cap - drift <= 0
             && p.x.isFinite && p.y.isFinite && far.isFinite
     }

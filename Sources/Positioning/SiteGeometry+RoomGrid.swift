@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 extension SiteGeometry {
     /// A floor's rooms in a uniform grid of cells about one room in size, each cell listing the

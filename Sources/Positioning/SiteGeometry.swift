@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The site compiled for the engine: dense indices for floors, rooms, zones and nodes,
 /// walls as flat segments, and which rooms a device may move between.

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A constant-velocity Kalman filter over a device's position on its floor.
 ///
@@ -16,16 +17,34 @@ struct Track: Sendable {
     var floor = -1
     var isStarted: Bool { floor >= 0 }
 
-    /// Process noise: acceleration spectral density, (m/s²)²·s.
-    var acceleration: Double
-    /// Fastest the device is believed to move, m/s.
-    var maxSpeed: Double
-    /// The mean of a still device's fixes, kept beside the track (the default locator's), or `nil`.
+    var options: TrackerOptions
+    /// The mean of a still device's fixes, kept beside the track (`Pipeline.stillMean`), or `nil`.
     var still: StillAverage?
 
+    /// A fix this many squared standard deviations from the prediction (3σ) is more likely a
+    /// bad reading than a move: its noise is inflated to put it there.
+    static let outlierGate = 9.0
+    /// The least horizontal variance of a fix, m² (1 cm²): below it the filter would follow
+    /// the fix's rounding.
+    static let leastVariance = 1e-4
+    /// The least vertical variance, m²: only there to keep divisions finite.
+    static let leastHeightVariance = 1e-6
+    /// The most a fix's horizontal correlation may reach: at 1 its covariance is singular.
+    static let greatestCorrelation = 0.99
+    /// How fast the height's variance grows between fixes, m²/s: height changes by stairs only.
+    static let heightDrift = 0.01
+    /// An innovation covariance's determinant below this is singular: the track restarts.
+    static let singular = 1e-12
+    /// A new track's velocity variance per axis, (m/s)²: unknown, to about a walking pace.
+    static let startVelocityVariance = 1.0
+
+    init(options: TrackerOptions) { self.options = options }
+
     init(acceleration: Double, maxSpeed: Double) {
-        self.acceleration = acceleration
-        self.maxSpeed = maxSpeed
+        var options = TrackerOptions()
+        options.acceleration = acceleration
+        options.maxSpeed = maxSpeed
+        self.init(options: options)
     }
 
     var position: Point3 { Point3(x[0], x[1], z) }
@@ -33,7 +52,7 @@ struct Track: Sendable {
     /// Where the device is reported, as of its last fix (a held fix repeats it): the track, or for
     /// a device `still` finds settled, the mean of its fixes there.
     var reported: Point3 {
-        guard let s = still, t - s.since >= s.settle, speed <= s.speed, let m = s.mean else { return position }
+        guard let s = still, t - s.since >= s.options.settle, speed <= s.options.speed, let m = s.mean else { return position }
         return Point3(m.x, m.y, z)
     }
 
@@ -42,8 +61,8 @@ struct Track: Sendable {
         x = SIMD4(fix.position.x, fix.position.y, 0, 0)
         p = SIMD16(repeating: 0)
         p[0] = r.xx; p[1] = r.xy; p[4] = r.xy; p[5] = r.yy
-        p[10] = 1; p[15] = 1
-        z = fix.position.z; zVariance = max(fix.zz, 1e-6)
+        p[10] = Self.startVelocityVariance; p[15] = Self.startVelocityVariance
+        z = fix.position.z; zVariance = max(fix.zz, Self.leastHeightVariance)
         t = time; floor = fix.floor
         still?.restart(at: SIMD2(x[0], x[1]), time: time)
         still?.add(fix.position, noise: r)
@@ -57,8 +76,8 @@ struct Track: Sendable {
     static func measurementNoise(_ fix: Fix) -> (xx: Double, xy: Double, yy: Double)? {
         guard fix.position.x.isFinite, fix.position.y.isFinite, fix.position.z.isFinite,
               fix.xx.isFinite, fix.yy.isFinite, fix.xy.isFinite, fix.zz.isFinite, fix.zz >= 0 else { return nil }
-        let xx = max(fix.xx, 1e-4), yy = max(fix.yy, 1e-4)
-        let bound = 0.99 * (xx * yy).squareRoot()
+        let xx = max(fix.xx, leastVariance), yy = max(fix.yy, leastVariance)
+        let bound = greatestCorrelation * (xx * yy).squareRoot()
         return (xx, min(max(fix.xy, -bound), bound), yy)
     }
 
@@ -81,14 +100,14 @@ struct Track: Sendable {
         let det0 = sxx * syy - sxy * sxy
         if det0 > 0 {
             let mahalanobis2 = (syy * ix * ix - 2 * sxy * ix * iy + sxx * iy * iy) / det0
-            if mahalanobis2 > 9 {
-                let inflate = mahalanobis2 / 9
+            if mahalanobis2 > Self.outlierGate {
+                let inflate = mahalanobis2 / Self.outlierGate
                 rxx *= inflate; rxy *= inflate; ryy *= inflate
                 sxx = p[0] + rxx; sxy = p[1] + rxy; syy = p[5] + ryy
             }
         }
         let det = sxx * syy - sxy * sxy
-        guard det > 1e-12, det.isFinite else { start(fix, at: time); return }
+        guard det > Self.singular, det.isFinite else { start(fix, at: time); return }
         let (ixx, ixy, iyy) = (syy / det, -sxy / det, sxx / det)
         // K = P Hᵀ S⁻¹: column 0 and 1 of P times S⁻¹.
         var k = SIMD8<Double>(repeating: 0)
@@ -113,9 +132,9 @@ struct Track: Sendable {
             s.add(fix.position, noise: (rxx, rxy, ryy))
             still = s
         }
-        let kz = zVariance / (zVariance + max(fix.zz, 1e-6))
+        let kz = zVariance / (zVariance + max(fix.zz, Self.leastHeightVariance))
         z += kz * (fix.position.z - z)
-        zVariance = max(zVariance * (1 - kz), 1e-6)
+        zVariance = max(zVariance * (1 - kz), Self.leastHeightVariance)
     }
 
     /// P ← (I − K H) P (I − K H)ᵀ + K R Kᵀ (the Joseph form), then made exactly symmetric.
@@ -159,16 +178,17 @@ struct Track: Sendable {
         for c in 0..<4 { f[c] += dt * p[8 + c]; f[4 + c] += dt * p[12 + c] }
         var g = f
         for r in 0..<4 { g[r * 4] += dt * f[r * 4 + 2]; g[r * 4 + 1] += dt * f[r * 4 + 3] }
-        let q = acceleration
+        let q = options.acceleration
         let (q11, q12, q22) = (q * dt * dt * dt / 3, q * dt * dt / 2, q * dt)
         g[0] += q11; g[5] += q11; g[10] += q22; g[15] += q22
         g[2] += q12; g[8] += q12; g[7] += q12; g[13] += q12
         p = g
-        zVariance += 0.01 * dt
+        zVariance += Self.heightDrift * dt
     }
 
     private mutating func capSpeed() {
         let speed = (x[2] * x[2] + x[3] * x[3]).squareRoot()
+        let maxSpeed = options.maxSpeed
         if speed > maxSpeed {
             x[2] *= maxSpeed / speed
             x[3] *= maxSpeed / speed
@@ -189,15 +209,7 @@ struct Track: Sendable {
 /// weight decays as exp(−age / `memory`), so the information saturates (at the fix rate times
 /// `memory`) and a move too small for the test is followed within a few `memory`s.
 struct StillAverage: Sendable {
-    var step: Double
-    var settle: Double
-    var speed: Double
-    /// Time constant of the mean's forgetting, s.
-    var memory = 600.0
-    /// Distance from the mean (m) that the change test counts against, and the evidence (m·s)
-    /// at which it restarts the mean.
-    var away = 0.75
-    var alarm = 3.0
+    var options: StillMeanOptions
     var anchor = SIMD2<Double>(repeating: .infinity)
     var since = Double.infinity
     /// Sums over the fixes since the mean (re)started, each weighed by exp(−age / `memory`): their
@@ -209,10 +221,14 @@ struct StillAverage: Sendable {
     /// The change test's sum, m·s.
     var evidence = 0.0
 
+    init(options: StillMeanOptions) { self.options = options }
+
     init(step: Double, settle: Double, speed: Double) {
-        self.step = step
-        self.settle = settle
-        self.speed = speed
+        var options = StillMeanOptions()
+        options.step = step
+        options.settle = settle
+        options.speed = speed
+        self.init(options: options)
     }
 
     /// The mean of the fixes since the mean (re)started, `nil` before any.
@@ -236,17 +252,17 @@ struct StillAverage: Sendable {
     /// mean there when the track has left `step` of the anchor or the test fires.
     mutating func follow(_ position: SIMD2<Double>, time: Double) {
         let d = position - anchor
-        guard (d * d).sum() <= step * step else { restart(at: position, time: time); return }
+        guard (d * d).sum() <= options.step * options.step else { restart(at: position, time: time); return }
         let dt = time - last
         guard dt > 0 else { return }
         last = time
-        let keep = dt.isFinite ? Elementary.exp(-dt / memory) : 0
+        let keep = dt.isFinite ? Elementary.exp(-dt / options.memory) : 0
         information *= keep
         sum *= keep
         guard let m = mean else { evidence = 0; return }
         let e = position - SIMD2(m.x, m.y)
-        evidence = max(0, evidence + ((e * e).sum().squareRoot() - away) * dt)
-        if evidence >= alarm { restart(at: position, time: time) }
+        evidence = max(0, evidence + ((e * e).sum().squareRoot() - options.away) * dt)
+        if evidence >= options.alarm { restart(at: position, time: time) }
     }
 
     mutating func add(_ fix: Point3, noise r: (xx: Double, xy: Double, yy: Double)) {

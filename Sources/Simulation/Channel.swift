@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Log-normal shadowing that is correlated in space: a fixed random field over the floor
 /// plan, so a device standing still sees the same bias from a node for as long as it stays,

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 extension ConfigReader {
     /// A scenario duration given either as `name: 2m` or as `name_s: 120` (zero allowed);

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Walking routes on one floor that go from room to room only through doors, as people do,
 /// so the ground truth never passes through a wall.

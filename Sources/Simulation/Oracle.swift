@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Which of the channel's fixed errors an oracle's observations keep; the rest it knows
 /// and subtracts. Fading and packet loss are never there: the oracle sees each node's mean,

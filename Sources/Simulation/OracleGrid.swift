@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The oracle's search: the channel's own `-pathLoss - obstruction` tabulated per node over
 /// a grid of each floor, once per floor and device height; a bounded scan of the grid for its

@@ -1,5 +1,6 @@
 import BLE
 import Wire
+import SiteModel
 
 /// A decoded scenario with every problem found on the way (errors and warnings, each with
 /// line and key). The scenario is usable only when `errors` is empty.

@@ -1,5 +1,6 @@
 import BLE
 import Wire
+import SiteModel
 
 /// What happens in a simulated site: who moves where, for how long, and how hard the radio
 /// channel is. Read from a scenario file (YAML) by `Scenario.decode`.

@@ -1,5 +1,6 @@
 import BLE
 import Wire
+import SiteModel
 
 extension Simulation {
     /// Runs the scenario, writing every capture, the readings and the truth to `output`.

@@ -1,5 +1,6 @@
 import BLE
 import Wire
+import SiteModel
 
 /// One of the files a simulation writes.
 public enum SimulationFile: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Where a device is at each moment: a chain of legs (walks, stays, absences) covering the
 /// whole scenario, built once from its path. Times are seconds since the scenario's start.

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The site as the simulation needs it: floors stacked by height, each node placed on the
 /// floor it physically stands on, rooms found by point, and the walls between two points.

@@ -27,17 +27,41 @@ final class WriterState: @unchecked Sendable {
     private var clearAfter: UInt64?
     /// The writer thread's cached devices, as it last reported them.
     private var writerCached = 0
-    /// A commit is due now: a full batch, a backlog, a flush or a stop.
-    private var urgent = false
-    /// A zone event is queued: a commit is due `eventCommitGap` after the last one began.
-    private var eventWaiting = false
+    /// When the writer's next commit is due.
+    private var due = CommitDue.idle
     /// Monotonic time the writer last took a batch (a commit began).
     private var lastTake = -Double.infinity
     private let eventCommitGap: Double
-    private var stopping = false
-    private var finished = false
+    private var phase = Phase.running
     /// The last ticket of the journal's visits (`resume`): the file goes once it is committed.
     private var journalThrough: UInt64?
+
+    /// The queue's life: it takes writes until a stop is asked for, and releases every waiter
+    /// once the writer thread has finished. Each step goes forward only.
+    enum Phase: Comparable {
+        /// Writes are queued.
+        case running
+        /// `requestStop()`: writes are refused; the writer commits what it can and exits.
+        case stopping
+        /// `finish`: the writer thread is gone; waiters for a commit return at once.
+        case finished
+    }
+
+    /// When a commit is due. `now` wins over `event`: a wake-up for a full batch is not
+    /// delayed by a zone event waiting for its gap.
+    enum CommitDue {
+        /// At the writer's own interval.
+        case idle
+        /// A zone event is queued: `eventCommitGap` after the last commit began.
+        case event
+        /// At once: a full batch, a backlog, a flush or a stop.
+        case now
+    }
+
+    /// Moves `phase` forward to `next`; never back (a stop after `finish` stays finished).
+    private func advance(to next: Phase) {
+        if next > phase { phase = next }
+    }
 
     init(_ configuration: WriterConfiguration) {
         capacity = configuration.capacity
@@ -69,7 +93,7 @@ final class WriterState: @unchecked Sendable {
     /// Caller side: never blocks beyond the lock; wakes the writer only when a commit is due.
     func enqueue(_ write: Write) -> WriteOutcome {
         lock.withLock {
-            guard !stopping else { return .closed }
+            guard phase == .running else { return .closed }
             guard write.isStorable else {
                 stats.invalid += 1
                 return .invalid
@@ -88,12 +112,12 @@ final class WriterState: @unchecked Sendable {
             nextTicket += 1
             stats.enqueued += 1
             // One wake-up per commit at most: the first event since the last take, or a full batch.
-            if !urgent {
+            if due != .now {
                 if incoming.count >= batchSize {
-                    urgent = true
+                    due = .now
                     lock.signalWork()
-                } else if write.isEvent && !eventWaiting {
-                    eventWaiting = true
+                } else if write.isEvent && due == .idle {
+                    due = .event
                     lock.signalWork()
                 }
             }
@@ -109,7 +133,7 @@ final class WriterState: @unchecked Sendable {
             nextTicket += UInt64(writes.count)
             stats.enqueued += UInt64(writes.count)
             journalThrough = nextTicket - 1
-            urgent = true
+            due = .now
             lock.signalWork()
         }
     }
@@ -166,27 +190,26 @@ final class WriterState: @unchecked Sendable {
     /// the last write in `buffer`, and whether the writer should stop.
     func take(into buffer: inout [Write], waitUntil deadline: Double) -> (last: UInt64, stop: Bool) {
         lock.withLock {
-            while !urgent && !stopping {
+            while due != .now && phase == .running {
                 // An event makes a commit due `eventCommitGap` after the last one began (at
                 // once after a quiet spell), so events coming close together share a commit.
-                let due = eventWaiting ? min(deadline, lastTake + eventCommitGap) : deadline
-                guard monotonicNow() < due else { break }
-                lock.waitForWork(until: due)
+                let wakeAt = due == .event ? min(deadline, lastTake + eventCommitGap) : deadline
+                guard monotonicNow() < wakeAt else { break }
+                lock.waitForWork(until: wakeAt)
             }
-            eventWaiting = false
             incoming.take(upTo: max(0, batchSize - buffer.count), into: &buffer)
             if !buffer.isEmpty { lastTake = monotonicNow() }
             // What is left is a backlog: carry on without waiting.
-            urgent = !incoming.isEmpty
+            due = incoming.isEmpty ? .idle : .now
             inFlight = buffer.count
-            return (nextTicket - 1 - UInt64(incoming.count), stopping)
+            return (nextTicket - 1 - UInt64(incoming.count), phase != .running)
         }
     }
 
     /// Writer side: sleeps through a retry pause, waking early only to stop.
     func pause(until deadline: Double) {
         lock.withLock {
-            while !stopping && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
+            while phase == .running && monotonicNow() < deadline { lock.waitForWork(until: deadline) }
         }
     }
 
@@ -224,14 +247,14 @@ final class WriterState: @unchecked Sendable {
             stats.lostVisits += UInt64(lost)
             inFlight = 0
             stats.status = .closed
-            finished = true
+            advance(to: .finished)
             lock.broadcastCommit()
         }
     }
 
     func requestStop() {
         lock.withLock {
-            stopping = true
+            advance(to: .stopping)
             lock.signalWork()
         }
     }
@@ -240,11 +263,11 @@ final class WriterState: @unchecked Sendable {
     func waitUntilCommitted(_ ticket: UInt64, timeout: Double) -> Bool {
         let deadline = monotonicNow() + timeout
         return lock.withLock {
-            if committed < ticket && !urgent {
-                urgent = true
+            if committed < ticket && due != .now {
+                due = .now
                 lock.signalWork()
             }
-            while committed < ticket && !finished && monotonicNow() < deadline { lock.waitForCommit(until: deadline) }
+            while committed < ticket && phase != .finished && monotonicNow() < deadline { lock.waitForCommit(until: deadline) }
             return committed >= ticket
         }
     }

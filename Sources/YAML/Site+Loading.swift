@@ -1,4 +1,5 @@
 public import Wire
+public import SiteModel
 
 extension Site {
     /// Reads, parses and decodes a site file. A file that cannot be read or parsed comes back

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Folds libyaml's events into a `ConfigNode` tree with an explicit stack, so a deeply nested
 /// or hostile file cannot overflow the call stack; resolves anchors, aliases and `<<` merges.

@@ -1,4 +1,5 @@
 public import Wire
+public import SiteModel
 #if canImport(Glibc)
 import Glibc
 #endif

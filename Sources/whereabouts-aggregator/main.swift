@@ -4,25 +4,57 @@ import MQTT
 import Options
 import Positioning
 import Wire
+import SiteModel
 import YAML
+
+/// The aggregator's options, each declared once: the table (help, usage, `--config` keys)
+/// is made from these, and `init` reads each, typed, from the flags merged over `--config`.
+struct AggregatorOptions {
+    static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML): floors, rooms, nodes, devices.")
+    static let broker = Opt<BrokerURL?>(.value(
+        "broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port]; default: the site's mqtt section, else mqtt://localhost:1883.")) {
+        a throws(UsageError) in
+        guard let url = a.string("broker") else { return nil }
+        do throws(MQTTError) { return try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
+    }
+    static let db = Opt<String?>.text("db", "FILE", help: "SQLite database for tracks and visits ('none' to run without); default: the site's storage.path.")
+    static let http = Opt<String>.text("http", "ADDR:PORT", help: "Serve /metrics, /healthz and /api here ('none' to serve nothing).", default: "127.0.0.1:9464")
+    static let httpTokenFile = Opt<String?>.text("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry.")
+    static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)
+    static let dialects = Opt<[Dialect]>(.value(
+        "dialect", "NAME", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true)) {
+        a throws(UsageError) in
+        try a.strings("dialect").map { name throws(UsageError) -> Dialect in
+            guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
+            return d
+        }
+    }
+    static let clock = Opt<Ingest.ClockMode>(.value(
+        "clock", "MODE", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: Ingest.ClockMode.node.rawValue)) {
+        a throws(UsageError) in
+        guard let mode = Ingest.ClockMode(rawValue: a.string("clock") ?? "") else { throw UsageError("--clock must be node or arrival") }
+        return mode
+    }
+    static let clientID = Opt<String>.text("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator")
+    static let noDiscovery = Opt<Bool>.flag("no-discovery", help: "Do not publish Home Assistant discovery.")
+    static let config = Opt<String?>.text("config", "FILE", help: "A YAML file with any of these options as keys (flags win).")
+    static let table = [site.option, broker.option, db.option, http.option, httpTokenFile.option, locator.option,
+                        dialects.option, clock.option, clientID.option, noDiscovery.option, config.option]
+
+    let site: String, broker: BrokerURL?, db: String?, http: String, httpTokenFile: String?
+    let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, clientID: String, noDiscovery: Bool
+
+    init(_ a: Arguments) throws(UsageError) {
+        site = try a.get(Self.site); broker = try a.get(Self.broker); db = try a.get(Self.db); http = try a.get(Self.http)
+        httpTokenFile = try a.get(Self.httpTokenFile); locator = try a.get(Self.locator); dialects = try a.get(Self.dialects)
+        clock = try a.get(Self.clock); clientID = try a.get(Self.clientID); noDiscovery = try a.get(Self.noDiscovery)
+    }
+}
 
 let command = Command(
     name: "whereabouts-aggregator",
     abstract: "fuse readings from every node into positions, rooms and zone events",
-    usage: ["whereabouts-aggregator --site FILE [--broker URL] [--db FILE] [--http ADDR:PORT] [--config FILE]"],
-    options: [
-        .value("site", "FILE", help: "The site file (YAML): floors, rooms, nodes, devices."),
-        .value("broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port]; default: the site's mqtt section, else mqtt://localhost:1883."),
-        .value("db", "FILE", help: "SQLite database for tracks and visits ('none' to run without); default: the site's storage.path."),
-        .value("http", "ADDR:PORT", help: "Serve /metrics, /healthz and /api here ('none' to serve nothing).", default: "127.0.0.1:9464"),
-        .value("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry."),
-        .value("locator", "NAME", help: "default, nearest or nelder-mead.", default: "default"),
-        .value("dialect", "NAME", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true),
-        .value("clock", "MODE", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: "node"),
-        .value("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator"),
-        .flag("no-discovery", help: "Do not publish Home Assistant discovery."),
-        .value("config", "FILE", help: "A YAML file with any of these options as keys (flags win)."),
-    ],
+    options: AggregatorOptions.table,
     discussion: """
         The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.
         One aggregator writes a database: a second one on the same --db exits 1 naming the first's pid
@@ -33,15 +65,8 @@ let command = Command(
 
 /// Options from `--config`, overridden by flags: the file's keys are the flags' names; a
 /// repeatable option takes one value or a list, a flag `true` or `false`.
-struct MergedOptions {
+func merged(_ args: Arguments) throws -> AggregatorOptions {
     var values: [String: [String]] = [:]
-    func string(_ name: String) -> String? { values[name]?.last }
-    func strings(_ name: String) -> [String] { values[name] ?? [] }
-    func flag(_ name: String) -> Bool { values[name] == ["true"] }
-}
-
-func merged(_ args: Arguments) throws -> MergedOptions {
-    var merged = MergedOptions()
     if let path = args.string("config") {
         let node: ConfigNode
         // A file that cannot be read is a failure (exit 1), as a missing --site; bad text in it a usage error.
@@ -54,16 +79,15 @@ func merged(_ args: Arguments) throws -> MergedOptions {
             guard let option = command.options.first(where: { $0.name == entry.key }), option.name != "config" else {
                 throw UsageError("\(path):\(entry.keyLine): \(entry.key): unknown option")
             }
-            merged.values[option.name] = try configValues(entry, of: option, in: path)
+            values[option.name] = try configValues(entry, of: option, in: path)
         }
     }
     for option in command.options where args.isSet(option.name) {
-        merged.values[option.name] = option.isFlag ? ["true"] : option.repeatable ? args.strings(option.name) : args.string(option.name).map { [$0] }
+        values[option.name] = option.isFlag ? ["true"] : option.repeatable ? args.strings(option.name) : args.string(option.name).map { [$0] }
     }
-    for option in command.options where merged.values[option.name] == nil {
-        if let value = option.defaultValue { merged.values[option.name] = [value] }
-    }
-    return merged
+    // A flag the file turns off is not given; defaults come from the table.
+    for option in command.options where option.isFlag && values[option.name] == ["false"] { values[option.name] = nil }
+    return try AggregatorOptions(Arguments(command: command, values: values))
 }
 
 /// One key of `--config`: a scalar, or for a repeatable option a list of scalars; a flag's
@@ -99,19 +123,7 @@ hangup.setEventHandler { log("SIGHUP ignored: the site and options are read at s
 hangup.resume()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let options = try merged(args)
-    guard let sitePath = options.string("site") else { throw UsageError("missing required option --site") }
-    guard let locator = LocatorKind(rawValue: options.string("locator") ?? "default") else {
-        throw UsageError("--locator must be one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    guard let clock = Ingest.ClockMode(rawValue: options.string("clock") ?? "node") else { throw UsageError("--clock must be node or arrival") }
-    let dialects = try options.strings("dialect").map { name throws(UsageError) -> Dialect in
-        guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
-        return d
-    }
-    var broker: BrokerURL?
-    if let url = options.string("broker") {
-        do throws(MQTTError) { broker = try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
-    }
+    let sitePath = options.site
 
     let decoded = Site.load(path: sitePath)
     for problem in decoded.warnings { log("\(sitePath):\(problem)") }
@@ -121,18 +133,26 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         return ExitCode.failure
     }
     let site = decoded.site
+    let mqtt: MQTTOptions
+    // The site's broker settings are checked as the edge's are; a bad pair is the file's error.
+    do { mqtt = try AggregatorSettings.mqttOptions(site: site, broker: options.broker, clientID: options.clientID) }
+    catch let error as UsageError {
+        printError("\(sitePath): \(error.message)")
+        log("the site file's mqtt section does not go together; not starting")
+        return ExitCode.failure
+    }
     var settings = AggregatorSettings(
         site: site,
-        mqtt: AggregatorSettings.mqttOptions(site: site, broker: broker, clientID: options.string("client-id") ?? "whereabouts-aggregator"),
-        database: options.string("db") == "none" ? nil : (options.string("db") ?? site.storage.path),
-        http: options.string("http") == "none" ? nil : options.string("http"))
-    settings.locator = locator
-    settings.dialects = dialects
-    settings.clockMode = clock
-    settings.homeAssistant = !options.flag("no-discovery")
+        mqtt: mqtt,
+        database: options.db == "none" ? nil : (options.db ?? site.storage.path),
+        http: options.http == "none" ? nil : options.http)
+    settings.locator = options.locator
+    settings.dialects = options.dialects
+    settings.clockMode = options.clock
+    settings.homeAssistant = !options.noDiscovery
     settings.version = whereaboutsVersion
     settings.sitePath = sitePath
-    if let tokenFile = options.string("http-token-file") {
+    if let tokenFile = options.httpTokenFile {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               !token.isEmpty else { log("cannot read a token from \(tokenFile)"); return ExitCode.failure }
         settings.httpToken = token

@@ -2,6 +2,7 @@ import CMallocCounter
 import Foundation
 import Positioning
 import Wire
+import SiteModel
 
 /// SPEC §4 / issue 4: the positioning engine's readings per second on one core, in process
 /// (no MQTT): `Engine.ingest` for every reading and `advance` every 100 ms of event time.

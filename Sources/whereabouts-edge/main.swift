@@ -5,20 +5,17 @@ import Glibc
 #endif
 
 /// Options that are not settings: `--config` names the file itself, and `--check-config` is
-/// an action; neither can be a key of the file. Every other option is an `EdgeSetting`.
-let commandOptions: [Option] = [
-    .value("config", "FILE", help: "Edge configuration file (YAML); flags override its keys."),
-    .flag("check-config", help: "Validate the configuration and exit."),
-]
+/// an action; neither can be a key of the file. Every other option is an `EdgeSetting`, read
+/// (typed, with the file's keys under it) by `EdgeConfig.load`.
+enum CommandOption {
+    static let config = Opt<String?>.text("config", "FILE", help: "Edge configuration file (YAML); flags override its keys.")
+    static let checkConfig = Opt<Bool>.flag("check-config", help: "Validate the configuration and exit.")
+}
 
 let command = Command(
     name: "whereabouts-edge",
     abstract: "hear BLE advertisements and publish RSSI readings over MQTT",
-    usage: ["whereabouts-edge --node NAME --broker URL (--adapter DEV | --monitor | --replay FILE | --stdin) [options]"],
-    options: EdgeSetting.all.map { s in
-        s.valueName.map { Option.value(s.flag, $0, help: s.help, default: s.defaultText, repeatable: s.repeatable) }
-            ?? Option.flag(s.flag, help: s.help)
-    } + commandOptions,
+    options: EdgeSetting.all.map(\.option) + [CommandOption.config.option, CommandOption.checkConfig.option],
     discussion: """
         Every option but --config and --check-config is also a key of the config file (batch_max for
         --batch-max, tls: {ca} for --tls-ca, monitor: true for --monitor); a flag wins over its key, and a
@@ -34,7 +31,8 @@ let command = Command(
 func loadConfig(_ args: Arguments) throws -> EdgeConfig {
     var flags: [String: [String]] = [:]
     for s in EdgeSetting.all where args.isSet(s.flag) { flags[s.key] = s.valueName == nil ? ["true"] : args.strings(s.flag) }
-    do { return try EdgeConfig.load(flags: flags, configFile: args.isSet("config") ? args.string("config") : nil) }
+    let file = try args.get(CommandOption.config)
+    do { return try EdgeConfig.load(flags: flags, configFile: file) }
     catch { throw error.isUnreadableFile ? ReadFailure(error.message) as Error : UsageError(error.message) }
 }
 
@@ -62,7 +60,7 @@ func makeSource(_ setting: SourceSetting) throws -> ReportSource {
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let config = try loadConfig(args)
     for warning in config.warnings { printError("whereabouts-edge: warning: \(warning)") }
-    if args.flag("check-config") {
+    if try args.get(CommandOption.checkConfig) {
         let source = try requireSource(config)
         // Every named file is read now, so a missing CA fails here with its path (exit 1).
         if let problems = config.broker?.unreadableFiles(), !problems.isEmpty {

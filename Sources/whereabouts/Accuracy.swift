@@ -3,6 +3,7 @@ import Options
 import Positioning
 import Simulation
 import Wire
+import SiteModel
 
 let accuracyCommand = Command(
     name: "whereabouts accuracy",

@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import Simulation
 import Wire
+import SiteModel
 
 /// What receiver calibration is worth on one scenario and seed: its readings through every
 /// locator again with each node's true receiver offset as its `rx_adj`, and with the `rx_adj`

@@ -2,6 +2,7 @@ import Foundation
 import Positioning
 import Simulation
 import Wire
+import SiteModel
 
 /// One estimator's figures on one scenario: 2-D error over every sample and over the samples
 /// in still periods, and the share of samples in a wrong room.

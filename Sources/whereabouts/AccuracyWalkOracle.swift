@@ -1,6 +1,7 @@
 import Foundation
 import Positioning
 import Wire
+import SiteModel
 
 /// The walk oracle's figures on one real walk (`WalkOracle`): what a one-moment fit of the
 /// log-distance model gives with hindsight, under calibrations that have and have not seen the walk.

@@ -2,17 +2,25 @@ import Foundation
 import Options
 import Positioning
 import Wire
+import SiteModel
+
+struct CalibrateOptions {
+    static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML); nodes that advertise name their id with `beacon`.")
+    static let spreadOption = Opt<Double>(.value(
+        "receiver-spread", "DB", help: "How far receivers' offsets spread (SD, dB): each rx_adj is held toward 0 by it; 0 fits by plain least squares.",
+        default: String(format: "%g", NodeBeaconCalibration.receiverSpread))) { a throws(UsageError) in
+        try receiverSpread(a, "receiver-spread", upTo: 40)
+    }
+    let site: String, input: String, spread: Double
+    init(_ a: Arguments) throws(UsageError) {
+        site = try a.get(Self.site); input = try a.get(inputOption); spread = try a.get(Self.spreadOption)
+    }
+}
 
 let calibrateCommand = Command(
     name: "whereabouts calibrate",
     abstract: "fit the site's absorption and each node's rx_adj from what the nodes hear of each other's beacons",
-    usage: ["whereabouts calibrate --site FILE --input READINGS.jsonl [--receiver-spread DB]"],
-    options: [
-        .value("site", "FILE", help: "The site file (YAML); nodes that advertise name their id with `beacon`."),
-        .value("input", "FILE", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input."),
-        .value("receiver-spread", "DB", help: "How far receivers' offsets spread (SD, dB): each rx_adj is held toward 0 by it; 0 fits by plain least squares.",
-               default: String(format: "%g", NodeBeaconCalibration.receiverSpread)),
-    ],
+    options: [CalibrateOptions.site.option, inputOption.option, CalibrateOptions.spreadOption.option],
     discussion: """
         Node j hearing node i's beacon is a reading at a known distance, with the site's walls
         between: the engine's path-loss model fits the absorption (path-loss exponent) and one
@@ -45,10 +53,8 @@ let calibrateCommand = Command(
 
 func runCalibrate(_ arguments: [String]) -> Int32 {
     runTool(calibrateCommand, arguments: arguments) { args in
-        let sitePath = try args.require("site")
-        let input = try args.require("input")
-        if !args.positionals.isEmpty { throw UsageError("unexpected argument '\(args.positionals[0])'") }
-        let spread = try receiverSpread(args, "receiver-spread", upTo: 40)
+        let o = try CalibrateOptions(args)
+        let (sitePath, input, spread) = (o.site, o.input, o.spread)
         let site = try loadSite(path: sitePath)
         // The engine's own ingest decides what is a node beacon, as in the aggregator; nothing is
         // solved (no `advance`), and the nearest-node locator builds no search grids.

@@ -1,11 +1,11 @@
 import Options
 import Wire
+import SiteModel
 import YAML
 
 let checkSiteCommand = Command(
     name: "whereabouts check-site",
     abstract: "check a site file and report every problem",
-    usage: ["whereabouts check-site FILE"],
     options: [],
     positionals: "FILE",
     discussion: """

@@ -7,16 +7,18 @@ import YAML
 let decodeCommand = Command(
     name: "whereabouts decode",
     abstract: "decode HCI packets, btsnoop captures or AD payloads to JSON",
-    usage: ["whereabouts decode [--hex HEX | --ad HEX | --btsnoop FILE]      (stdin: H4 hex lines)"],
     options: [
-        .value("hex", "HEX", help: "One H4 packet in hex (04 3e …)."),
-        .value("ad", "HEX", help: "An advertising data payload alone (AD structures)."),
-        .value("btsnoop", "FILE", help: "A btsnoop capture (datalink 1001, 1002 or 2001, as btmon -w and Android write)."),
+        .value("hex", "HEX", help: "One H4 packet in hex (04 3e …).", group: "input"),
+        .value("ad", "HEX", help: "An advertising data payload alone (AD structures).", group: "input"),
+        .value("btsnoop", "FILE", help: "A btsnoop capture (datalink 1001, 1002 or 2001, as btmon -w and Android write).", group: "input"),
     ],
+    usageNote: "(stdin: H4 hex lines)",
     discussion: """
         Prints one JSON object per advertising report: event, addr, addr_type, random_kind, event_type,
         rssi, tx_power (a frame's measured power at 1 m, else the AD TX Power Level, else the extended
-        header's), data, ad [[type, hex]], id, kind and frame (the decoded beacon fields). Extended-report
+        header's), data, ad [[type, hex]], id, kind, frame (the decoded beacon fields), then every AD
+        field: flags, tx_power_level, appearance, names, services (UUIDs widened to 128 bits),
+        service_data, manufacturer_data and, when some structure has a wrong length, malformed. Extended-report
         fragments are joined first. Packets that are not advertising reports are skipped; a malformed
         one prints {"error", "offset", …} and decoding goes on. Standard input takes one packet per
         line: plain hex, hcidump -R lines (> 04 3E …, continued on indented lines) or JSON lines
@@ -51,7 +53,7 @@ func runDecode(_ arguments: [String]) -> Int32 {
 /// Turns packets into JSON lines on standard output.
 struct PacketPrinter {
     private var reassembler = ExtendedReassembler()
-    private var json = JSONWriter(capacity: 1024)
+    var json = JSONWriter(capacity: 1024)
 
     /// Decodes one H4 packet; `context` adds the source's own fields (time, record, line).
     mutating func packet(_ packet: [UInt8], context: (inout JSONWriter) -> Void) {
@@ -191,7 +193,8 @@ struct PacketPrinter {
         if fragments > 1 { json.field("fragments", fragments) }
     }
 
-    /// The fields every output shares: tx_power, data, ad, name, id, kind, frame.
+    /// The fields every output shares: tx_power, data, ad, name, id, kind, frame, then the
+    /// decoded AD fields.
     private mutating func writeData(_ report: AdvertisingReport) {
         json.key("tx_power"); optional(report.txPower.map(Int.init))
         json.key("data"); json.hex(report.data)
@@ -213,6 +216,7 @@ struct PacketPrinter {
         json.key("kind"); optional(identity?.kind)
         json.key("frame")
         if let frame = report.frame { writeFrame(frame) } else { json.null() }
+        writeFields(report.fields)
     }
 
     private mutating func writeFrame(_ frame: BeaconFrame) {

@@ -3,16 +3,27 @@ import Options
 import Positioning
 import Wire
 
+/// The readings input of `locate` and `calibrate`.
+let inputOption = Opt<String>.required(
+    "input", "READINGS.jsonl", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input.")
+
+struct LocateOptions {
+    static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML).")
+    static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)
+    static let acceleration = Opt<Double>.number("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s.",
+                                                 in: 0...1e12, default: EngineOptions().acceleration)
+    static let table = [site.option, inputOption.option, locator.option, acceleration.option]
+    let site: String, input: String, locator: LocatorKind, acceleration: Double
+    init(_ a: Arguments) throws(UsageError) {
+        site = try a.get(Self.site); input = try a.get(inputOption)
+        locator = try a.get(Self.locator); acceleration = try a.get(Self.acceleration)
+    }
+}
+
 let locateCommand = Command(
     name: "whereabouts locate",
     abstract: "run the positioning engine offline over recorded readings",
-    usage: ["whereabouts locate --site FILE --input READINGS.jsonl [--locator default|nearest|nelder-mead]"],
-    options: [
-        .value("site", "FILE", help: "The site file (YAML)."),
-        .value("input", "FILE", help: "One SPEC batch per line, or {\"topic\",\"payload\"} lines; '-' for standard input."),
-        .value("locator", "NAME", help: "default, nearest or nelder-mead.", default: "default"),
-        .value("acceleration", "NOISE", help: "The tracker's process noise, (m/s²)²·s.", default: "0.05"),
-    ],
+    options: LocateOptions.table,
     discussion: """
         Writes one JSON line per position update {"t","id","x","y","z","floor","room","zones","confidence"}
         and one per room or zone event {"event":"enter"|"exit","device","zone","floor","t","confidence","dwell"}.
@@ -22,17 +33,12 @@ let locateCommand = Command(
 
 func runLocate(_ arguments: [String]) -> Int32 {
     runTool(locateCommand, arguments: arguments) { args in
-        let sitePath = try args.require("site")
-        let input = try args.require("input")
-        let name = args.string("locator") ?? "default"
-        guard let kind = LocatorKind(rawValue: name) else {
-            throw UsageError("--locator expects one of \(LocatorKind.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
-        }
+        let o = try LocateOptions(args)
         var options = EngineOptions()
-        options.acceleration = try args.double("acceleration", in: 0...1e12) ?? options.acceleration
-        let site = try loadSite(path: sitePath)
-        var run = LocateRun(engine: Engine(site: site, locator: kind, options: options))
-        guard let badLines = readBatches(input, tool: "whereabouts locate", { run.take($0, node: $1) }) else { return ExitCode.failure }
+        options.acceleration = o.acceleration
+        let site = try loadSite(path: o.site)
+        var run = LocateRun(engine: Engine(site: site, locator: o.locator, options: options))
+        guard let badLines = readBatches(o.input, tool: "whereabouts locate", { run.take($0, node: $1) }) else { return ExitCode.failure }
         run.finish()
         let r = run.engine.rejections
         printError("whereabouts locate: \(run.engine.accepted) readings used; refused: \(r.unknownNode) from unknown nodes, "

@@ -4,47 +4,76 @@ import Storage
 // history, visits, occupancy, devices: read-only queries over the aggregator's SQLite file,
 // safe while the aggregator writes it (WAL readers see the last commit).
 
-private let dbOption = Option.value("db", "FILE", help: "The aggregator's database (storage.path).")
-private let timeHelp = "ISO 8601 with Z or an offset, a date, Unix seconds, now, or -2h / -30m / -7d."
+/// The queries' options, each declared once; a command's table is the ones it takes.
+private enum QueryOption {
+    static let db = Opt<String>.required("db", "FILE", help: "The aggregator's database (storage.path).")
+    static let timeHelp = "ISO 8601 with Z or an offset, a date, Unix seconds, now, or -2h / -30m / -7d."
+    static let device = Opt<String>.required("device", "ID", help: "The device id (as in MQTT topics).")
+    static let onlyDevice = Opt<String?>.text("device", "ID", help: "Only this device.")
+    static let zone = Opt<String?>.text("zone", "Z", help: "Only this zone.")
+    static let exportFormat = Opt.choice("format", help: "csv, json or geojson.", default: ExportFormat.csv)
+    static let tableFormat = Opt.choice("format", help: "csv or json.", default: TableFormat.csv)
 
-private let historyCommand = Command(
-    name: "whereabouts history", abstract: "a device's track points from the database",
-    usage: ["whereabouts history --db FILE --device ID [--since T] [--until T] [--format csv|json|geojson]"],
-    options: [dbOption,
-              .value("device", "ID", help: "The device id (as in MQTT topics)."),
-              .value("since", "T", help: "First time to show. " + timeHelp),
-              .value("until", "T", help: "Last time to show. " + timeHelp),
-              .value("format", "FORMAT", help: "csv, json or geojson.", default: "csv")])
+    /// A time option, parsed against the wall clock (nil when absent and without a default).
+    static func time(_ name: String, help: String, default value: String? = nil) -> Opt<Double?> {
+        Opt(.value(name, "T", help: help + " " + timeHelp, default: value)) { a throws(UsageError) in
+            guard let text = a.string(name) else { return nil }
+            do { return try TimeExpression.parse(text, now: wallClockNow()) } catch { throw UsageError("--\(name): \(error)") }
+        }
+    }
+}
 
-private let visitsCommand = Command(
-    name: "whereabouts visits", abstract: "zone visits from the database",
-    usage: ["whereabouts visits --db FILE [--zone Z] [--device ID] [--since T] [--until T] [--format csv|json]"],
-    options: [dbOption,
-              .value("zone", "Z", help: "Only this zone."),
-              .value("device", "ID", help: "Only this device."),
-              .value("since", "T", help: "Visits still going at or after this time. " + timeHelp),
-              .value("until", "T", help: "Visits entered by this time. " + timeHelp),
-              .value("format", "FORMAT", help: "csv or json.", default: "csv")],
-    discussion: "An open visit (no exit yet) has empty exit and dwell fields (null in JSON).")
+private struct HistoryOptions {
+    static let since = QueryOption.time("since", help: "First time to show.")
+    static let until = QueryOption.time("until", help: "Last time to show.")
+    static let command = Command(
+        name: "whereabouts history", abstract: "a device's track points from the database",
+        options: [QueryOption.db.option, QueryOption.device.option, since.option, until.option, QueryOption.exportFormat.option])
+    let db: String, device: String, since: Double?, until: Double?, format: ExportFormat
+    init(_ a: Arguments) throws(UsageError) {
+        db = try a.get(QueryOption.db); device = try a.get(QueryOption.device)
+        since = try a.get(Self.since); until = try a.get(Self.until); format = try a.get(QueryOption.exportFormat)
+    }
+}
 
-private let occupancyCommand = Command(
-    name: "whereabouts occupancy", abstract: "who was in each zone at a time",
-    usage: ["whereabouts occupancy --db FILE --at T [--format csv|json]"],
-    options: [dbOption,
-              .value("at", "T", help: "The moment to look at. " + timeHelp, default: "now"),
-              .value("format", "FORMAT", help: "csv or json.", default: "csv")],
-    discussion: "Zones nobody was in are not listed: the database keeps visits, not the site's zones.")
+private struct VisitsOptions {
+    static let since = QueryOption.time("since", help: "Visits still going at or after this time.")
+    static let until = QueryOption.time("until", help: "Visits entered by this time.")
+    static let command = Command(
+        name: "whereabouts visits", abstract: "zone visits from the database",
+        options: [QueryOption.db.option, QueryOption.zone.option, QueryOption.onlyDevice.option, since.option, until.option,
+                  QueryOption.tableFormat.option],
+        discussion: "An open visit (no exit yet) has empty exit and dwell fields (null in JSON).")
+    let db: String, zone: String?, device: String?, since: Double?, until: Double?, format: TableFormat
+    init(_ a: Arguments) throws(UsageError) {
+        db = try a.get(QueryOption.db); zone = try a.get(QueryOption.zone); device = try a.get(QueryOption.onlyDevice)
+        since = try a.get(Self.since); until = try a.get(Self.until); format = try a.get(QueryOption.tableFormat)
+    }
+}
 
-private let devicesCommand = Command(
-    name: "whereabouts devices", abstract: "devices the database knows",
-    usage: ["whereabouts devices --db FILE [--format csv|json]"],
-    options: [dbOption, .value("format", "FORMAT", help: "csv or json.", default: "csv")])
+private struct OccupancyOptions {
+    static let at = QueryOption.time("at", help: "The moment to look at.", default: "now")
+    static let command = Command(
+        name: "whereabouts occupancy", abstract: "who was in each zone at a time",
+        options: [QueryOption.db.option, at.option, QueryOption.tableFormat.option],
+        discussion: "Zones nobody was in are not listed: the database keeps visits, not the site's zones.")
+    let db: String, at: Double, format: TableFormat
+    init(_ a: Arguments) throws(UsageError) {
+        db = try a.get(QueryOption.db); at = try a.get(Self.at) ?? wallClockNow(); format = try a.get(QueryOption.tableFormat)
+    }
+}
+
+private struct DevicesOptions {
+    static let command = Command(name: "whereabouts devices", abstract: "devices the database knows",
+                                 options: [QueryOption.db.option, QueryOption.tableFormat.option])
+    let db: String, format: TableFormat
+    init(_ a: Arguments) throws(UsageError) { db = try a.get(QueryOption.db); format = try a.get(QueryOption.tableFormat) }
+}
 
 func runHistory(_ arguments: [String]) -> Int32 {
-    runTool(historyCommand, arguments: arguments) { args in
-        let db = try args.require("db"), device = try args.require("device")
-        let format = try choice(ExportFormat.self, args, "format")
-        let since = try time(args, "since"), until = try time(args, "until")
+    runTool(HistoryOptions.command, arguments: arguments) { args in
+        let o = try HistoryOptions(args)
+        let (db, device, format, since, until) = (o.db, o.device, o.format, o.since, o.until)
         let reader = try TrackReader(path: db)
         guard try reader.knows(device: device) else {
             printError("whereabouts history: no device '\(device)' in \(db) (see 'whereabouts devices --db \(db)')")
@@ -61,54 +90,28 @@ func runHistory(_ arguments: [String]) -> Int32 {
 }
 
 func runVisits(_ arguments: [String]) -> Int32 {
-    runTool(visitsCommand, arguments: arguments) { args in
-        let db = try args.require("db")
-        let format = try choice(TableFormat.self, args, "format")
-        let since = try time(args, "since"), until = try time(args, "until")
-        let visits = try TrackReader(path: db).visits(zone: args.string("zone"), device: args.string("device"),
-                                                      since: since, until: until)
-        print(TableExport.visits(visits, format: format), terminator: "")
+    runTool(VisitsOptions.command, arguments: arguments) { args in
+        let o = try VisitsOptions(args)
+        let visits = try TrackReader(path: o.db).visits(zone: o.zone, device: o.device, since: o.since, until: o.until)
+        print(TableExport.visits(visits, format: o.format), terminator: "")
         return ExitCode.success
     }
 }
 
 func runOccupancy(_ arguments: [String]) -> Int32 {
-    runTool(occupancyCommand, arguments: arguments) { args in
-        let db = try args.require("db")
-        let format = try choice(TableFormat.self, args, "format")
-        let at = try time(args, "at") ?? wallClockNow()
-        let zones = try TrackReader(path: db).occupancy(at: at)
-        print(TableExport.occupancy(zones, at: at, format: format), terminator: "")
+    runTool(OccupancyOptions.command, arguments: arguments) { args in
+        let o = try OccupancyOptions(args)
+        let zones = try TrackReader(path: o.db).occupancy(at: o.at)
+        print(TableExport.occupancy(zones, at: o.at, format: o.format), terminator: "")
         return ExitCode.success
     }
 }
 
 func runDevices(_ arguments: [String]) -> Int32 {
-    runTool(devicesCommand, arguments: arguments) { args in
-        let db = try args.require("db")
-        let format = try choice(TableFormat.self, args, "format")
-        print(TableExport.devices(try TrackReader(path: db).devices(), format: format), terminator: "")
+    runTool(DevicesOptions.command, arguments: arguments) { args in
+        let o = try DevicesOptions(args)
+        print(TableExport.devices(try TrackReader(path: o.db).devices(), format: o.format), terminator: "")
         return ExitCode.success
-    }
-}
-
-/// A `--format`-style option that must name one case of `T`.
-private func choice<T: RawRepresentable & CaseIterable>(_: T.Type, _ args: Arguments, _ name: String) throws(UsageError) -> T
-where T.RawValue == String {
-    let text = args.string(name) ?? ""
-    guard let value = T(rawValue: text) else {
-        throw UsageError("--\(name) expects one of \(T.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
-    }
-    return value
-}
-
-/// A time option, parsed against the wall clock; usage error when malformed.
-private func time(_ args: Arguments, _ name: String) throws(UsageError) -> Double? {
-    guard let text = args.string(name) else { return nil }
-    do {
-        return try TimeExpression.parse(text, now: wallClockNow())
-    } catch {
-        throw UsageError("--\(name): \(error)")
     }
 }
 

@@ -1,21 +1,27 @@
 import Options
 import Simulation
 import Wire
+import SiteModel
 import YAML
 #if canImport(Glibc)
 import Glibc
 #endif
 
+struct SimulateOptions {
+    static let site = Opt<String>.required("site", "FILE", help: "The site file (nodes, floors, rooms, walls, doors).")
+    static let scenario = Opt<String>.required("scenario", "FILE", help: "The scenario file (devices, paths, channel effects).")
+    static let out = Opt<String>.required("out", "DIR", help: "Directory to write to; made if missing, files in it replaced.")
+    static let seed = Opt<Int?>.integer("seed", "N", help: "Seed for every random draw, instead of the scenario's.", in: 0...Int.max)
+    let site: String, scenario: String, out: String, seed: Int?
+    init(_ a: Arguments) throws(UsageError) {
+        site = try a.get(Self.site); scenario = try a.get(Self.scenario); out = try a.get(Self.out); seed = try a.get(Self.seed)
+    }
+}
+
 let simulateCommand = Command(
     name: "whereabouts simulate",
     abstract: "simulate a site: captures per node, readings and ground truth",
-    usage: ["whereabouts simulate --site FILE --scenario FILE --out DIR [--seed N]"],
-    options: [
-        .value("site", "FILE", help: "The site file (nodes, floors, rooms, walls, doors)."),
-        .value("scenario", "FILE", help: "The scenario file (devices, paths, channel effects)."),
-        .value("out", "DIR", help: "Directory to write to; made if missing, files in it replaced."),
-        .value("seed", "N", help: "Seed for every random draw, instead of the scenario's."),
-    ],
+    options: [SimulateOptions.site.option, SimulateOptions.scenario.option, SimulateOptions.out.option, SimulateOptions.seed.option],
     discussion: """
         Writes to DIR:
           <node>.btsnoop   one capture per node: LE Advertising Report events (H4, datalink 1002)
@@ -30,8 +36,8 @@ let simulateCommand = Command(
 
 func runSimulate(_ arguments: [String]) -> Int32 {
     runTool(simulateCommand, arguments: arguments) { args in
-        let sitePath = try args.require("site"), scenarioPath = try args.require("scenario"), out = try args.require("out")
-        let seed = try args.int("seed", in: 0...Int.max)
+        let o = try SimulateOptions(args)
+        let (sitePath, scenarioPath, out, seed) = (o.site, o.scenario, o.out, o.seed)
         let site = try loadSite(path: sitePath)
         let decoded = try loadScenario(path: scenarioPath)
         var scenario = decoded.scenario

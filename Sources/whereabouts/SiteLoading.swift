@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 import YAML
 
 /// A site or scenario file with errors: each problem as `FILE:LINE: key: message`, one per

@@ -1,20 +1,24 @@
 import Dispatch
-import Edge
 import Foundation
 import MQTT
 import Options
 import Synchronization
 import Wire
 
+struct WatchOptions {
+    static let tableEvery = Opt<Double>.number("table-every", "S", help: "Seconds between room tables (0: never).",
+                                               in: 0...86_400, default: 10)
+    static let duration = Opt<Double?>.number("for", "S", help: "Stop after this many seconds (default: until Ctrl-C).",
+                                              in: 0...31_536_000)
+    static let table = BrokerSettings.options + [BrokerSettings.prefixSetting.option, tableEvery.option, duration.option]
+    let tableEvery: Double, duration: Double?
+    init(_ a: Arguments) throws(UsageError) { tableEvery = try a.get(Self.tableEvery); duration = try a.get(Self.duration) }
+}
+
 let watchCommand = Command(
     name: "whereabouts watch",
     abstract: "print zone enter/exit events as they happen and a live room table",
-    usage: ["whereabouts watch [--broker URL] [--username NAME --password-file FILE] [--tls-ca FILE] [--prefix P] [--table-every S] [--for S]"],
-    options: BrokerSettings.options + [
-        .value("prefix", "P", help: "Topic prefix.", default: "whereabouts"),
-        .value("table-every", "S", help: "Seconds between room tables (0: never).", default: "10"),
-        .value("for", "S", help: "Stop after this many seconds (default: until Ctrl-C)."),
-    ],
+    options: WatchOptions.table,
     discussion: """
         The broker options are the edge's: a production broker (mqtts:// on 8883, a client certificate
         and a user) takes --tls-ca, --tls-cert, --tls-key and --username with --password-file or
@@ -27,10 +31,10 @@ let watchCommand = Command(
 /// `whereabouts watch`: zone events as they happen and a table of who is where, live.
 func runWatch(_ arguments: [String]) -> Int32 {
     runTool(watchCommand, arguments: arguments) { args in
-        let options = try watchOptions(args)
-        let every = try args.double("table-every", in: 0...86_400) ?? 10
-        let duration = try args.double("for", in: 0...31_536_000)
-        let topics = Topics(prefix: args.string("prefix") ?? "whereabouts")
+        let (settings, options) = try watchOptions(args)
+        let o = try WatchOptions(args)
+        let (every, duration) = (o.tableEvery, o.duration)
+        let topics = Topics(prefix: settings.prefix)
         let watcher = Watcher(topics: topics)
         let queue = DispatchQueue(label: "watch")
         let client = try MQTTClient(options, queue: queue) { event in
@@ -55,7 +59,7 @@ func runWatch(_ arguments: [String]) -> Int32 {
 /// The broker options of the command line, checked as the edge checks them. Every named file
 /// is read now, so a missing CA or password fails here with its path (exit 1), before
 /// anything connects.
-private func watchOptions(_ args: Arguments) throws -> MQTTOptions {
+private func watchOptions(_ args: Arguments) throws -> (BrokerSettings, MQTTOptions) {
     let settings = try BrokerSettings { key in args.string(BrokerSettings.flag(forKey: key)) }
     let problems = settings.unreadableFiles()
     guard problems.isEmpty else { throw ReadFailure(problems.joined(separator: "\n")) }
@@ -66,7 +70,7 @@ private func watchOptions(_ args: Arguments) throws -> MQTTOptions {
         throw UsageError(error.message)
     }
     _ = try options.password?.resolve()
-    return options
+    return (settings, options)
 }
 
 /// Prints a table every `every` seconds (0: never) until `duration` has passed or a

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 @testable import Aggregator
 
 /// Home Assistant discovery names each room, zone and named device by a slug of its id: lower-

@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Testing
 import Wire
+import SiteModel
 @testable import Positioning
 @testable import Aggregator
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Wire
+import SiteModel
 import MQTT
 import Positioning
 @testable import Aggregator

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import MQTT
 @testable import Aggregator
 

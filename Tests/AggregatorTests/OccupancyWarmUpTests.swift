@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Testing
 import Wire
+import SiteModel
 @testable import Aggregator
 
 // At a start the engine knows no device, and each zone filled again only as its devices were

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A 10 × 4 m floor split into two rooms, west and east, at x = 5, with a node in each corner
 /// (the aggregator tests' site where rooms matter but zones do not).

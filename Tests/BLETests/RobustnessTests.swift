@@ -22,7 +22,7 @@ import TestSupport
             } catch { return error }
         }
         #expect(fast == reports.count && fastError == error)
-        for report in reports { _ = report.frame?.identity?.id; _ = report.structures.map(\.field) }
+        for report in reports { _ = report.frame?.identity?.id; _ = report.fields.services.map(\.uuid.description) }
         return reports.count
     }
 
@@ -84,6 +84,7 @@ import TestSupport
             let (structures, error) = ADStructure.parse(data)
             if let error { #expect(error.offset < data.count) }
             for s in structures { _ = s.value.withUnsafeBytes { BeaconFrame(adType: s.type, value: $0) }; _ = s.field }
+            _ = ADFields(structures).names.map(\.name.readableText)
             var file = BtsnoopWriter(datalink: .h4).bytes + data
             if data.count > 8 { file[16 + 4] = 0 }
             _ = BtsnoopReader.records(in: file)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// `whereabouts simulate` then `whereabouts calibrate`, as real processes, on the calibration

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// Holding a still device's last fix instead of solving it again (`EngineOptions.holdLimit`):
 /// each test runs the same readings through an engine that holds and one that never does.

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 struct EngineTests {
     @Test func aStillDeviceBehindAWallStaysInItsRoomUnderNoise() {

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 struct FloorChoiceTests {
     @Test func aFloorThatThreeNodesFixBeatsOneNodeUpstairs() {

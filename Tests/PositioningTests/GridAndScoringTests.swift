@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 struct GridSearchTests {
     /// The two-room site compiled as the engine compiles it for the default locator.

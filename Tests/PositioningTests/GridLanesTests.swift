@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 // `LossGrid.best` computes eight cells at a time in SIMD lanes; it must choose the cell a
 // plain loop per cell chooses, bit for bit, at every stride and row width.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 import Wire
+import SiteModel
 
 /// The links' spread the receivers' prior is weighed against, and receivers' spreads that mean no prior.
 @Suite struct NodeBeaconCalibrationLinkSpreadTests {

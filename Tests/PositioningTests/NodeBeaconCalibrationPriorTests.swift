@@ -1,6 +1,7 @@
 @testable import Positioning
 import Testing
 import Wire
+import SiteModel
 
 /// The prior that holds each fitted `rx_adj` toward 0 (`NodeBeaconCalibration.receiverSpread`).
 @Suite struct NodeBeaconCalibrationPriorTests {

@@ -1,6 +1,7 @@
 @testable import Positioning
 import Testing
 import Wire
+import SiteModel
 
 /// A node's own advertisements (its site `beacon` id) are kept for calibration, never tracked.
 @Suite struct NodeBeaconTests {

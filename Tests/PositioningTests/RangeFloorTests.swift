@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// The default locator's range floor: a node's RSSI cannot place a device closer than about a
 /// quarter of a metre, so near a node the dB noise grows and one loud node weighs less.

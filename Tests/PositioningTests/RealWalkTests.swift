@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// The real walks of the philotuxo dataset (Tests/Fixtures/philotuxo, CC0).
 struct RealWalkTests {

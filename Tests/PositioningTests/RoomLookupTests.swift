@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// `SiteGeometry.room(at:floor:)` tests each room's box before its outline: the answer must be
 /// the one measuring every outline in order gives, on edges, corners, gaps and outside the floor.

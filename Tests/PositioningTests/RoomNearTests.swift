@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// The room test at a solve weighs only the rooms near the fix and those holding evidence
 /// (`SiteGeometry.forEachRoom`, `RoomTest.mayPrune`). Its room changes must be those of weighing

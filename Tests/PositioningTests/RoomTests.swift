@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// Room decisions as a sequential test: evidence gathers for the room the position is
 /// deeper in, so a still device on a wall stays put while a walk through a door changes room.

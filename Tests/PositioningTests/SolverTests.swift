@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// Exact observations: the model's own RSSI at the true position, walls included.
 func exactObservations(_ site: Site, at p: Point3) -> [Observation] {

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// A still device is reported at the mean of its fixes since it settled, not at its track, which
 /// forgets a fix within seconds and so wanders with their noise; a device that moves is reported
@@ -99,14 +100,14 @@ struct StillAverageTests {
         s.restart(at: SIMD2(0, 0), time: 0)
         var t = 0.0
         while t < 3600 { s.follow(SIMD2(0, 0), time: t); s.add(Point3(0, 0, 1), noise: (1, 0, 1)); t += 1 }
-        while t < 3600 + 5 * s.memory { s.follow(SIMD2(0.3, 0), time: t); s.add(Point3(0.3, 0, 1), noise: (1, 0, 1)); t += 1 }
+        while t < 3600 + 5 * s.options.memory { s.follow(SIMD2(0.3, 0), time: t); s.add(Point3(0.3, 0, 1), noise: (1, 0, 1)); t += 1 }
         let m = s.mean!
         // Five time constants after the move, exp(−5) (0.7 %) of the old place's weight is left:
         // the mean is within 0.3 m · 0.007 = 2 mm of the new place. Without forgetting it would be
         // 0.3 m · 3000 / 6600 = 0.14 m off.
         #expect(abs(m.x - 0.3) < 0.005, "\(m)")
         // One unit of information a second saturates near `memory` (600), not the 6600 s of fixes.
-        #expect(s.information[0] < 1.05 * s.memory, "information \(s.information[0])")
+        #expect(s.information[0] < 1.05 * s.options.memory, "information \(s.information[0])")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Positioning
 import Wire
+import SiteModel
 import TestSupport
 
 /// The seeded generator of every test target (`TestSupport`), so noisy scenarios are the same

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// The tracker and the numbers around it must never trap or run off, whatever the process
 /// noise or the fixes: a large process noise (30 and above) once made the covariance update

@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// A device whose real power is not what the engine assumes: its fixes' mean residual
 /// teaches the engine the difference, and positions improve.

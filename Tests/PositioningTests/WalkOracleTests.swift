@@ -1,6 +1,7 @@
 import Testing
 @testable import Positioning
 import Wire
+import SiteModel
 
 /// The walk oracle (Positioning/Evaluation/WalkOracle*.swift): the least-squares fix of the
 /// log-distance model from each receiver's mean RSSI at one moment.

@@ -1,6 +1,7 @@
 @testable import Simulation
 import Testing
 import Wire
+import SiteModel
 
 /// A channel over the reference site with only the effects a test asks for.
 private func channel(_ configure: (inout ChannelEffects) -> Void = { _ in }, seed: UInt64 = 1) throws -> Channel {

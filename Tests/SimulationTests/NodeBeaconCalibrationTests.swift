@@ -3,6 +3,7 @@ import Positioning
 @testable import Simulation
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// `tools/calibration/site.yaml` simulated with `tools/calibration/scenario.yaml`: ten nodes

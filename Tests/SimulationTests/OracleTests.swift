@@ -3,6 +3,7 @@ import Foundation
 @testable import Simulation
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// The oracle of `whereabouts accuracy` ("the model's ceiling on each simulated site") on the

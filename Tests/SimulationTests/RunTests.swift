@@ -2,6 +2,7 @@ import BLE
 @testable import Simulation
 import Testing
 import Wire
+import SiteModel
 
 /// The same seed gives the same bytes in every file; another seed gives other bytes.
 @Test func sameSeedSameBytes() throws {

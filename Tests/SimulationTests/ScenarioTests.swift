@@ -2,6 +2,7 @@ import BLE
 @testable import Simulation
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 @Test func aScenarioDecodesToTheModel() throws {

@@ -1,6 +1,7 @@
 import BLE
 @testable import Simulation
 import Wire
+import SiteModel
 import YAML
 
 /// The peers' reference case: a 6 × 4 m room split at x = 3 by a 4 dB wall with a door at

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// Two nodes, the first beaconing; each case below rewrites one line.

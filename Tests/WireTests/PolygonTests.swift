@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 
 private let lShape = [Point2(0, 0), Point2(4, 0), Point2(4, 2), Point2(2, 2), Point2(2, 4), Point2(0, 4)]
 

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 // Audit, 2026-11-30: check-site let device ids through that can never match a reading, hid a

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 private func warnings(_ yaml: String) -> [SiteProblem] {

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// SPEC §3's example, verbatim. Its door names a room `hall` the example never defines.

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// A valid one-floor site; each case below breaks one line of it.

@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 import YAML
 
 /// `tools/sites/`, found from this file's path so the test runs from any directory.

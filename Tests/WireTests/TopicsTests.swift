@@ -1,5 +1,6 @@
 import Testing
 import Wire
+import SiteModel
 
 @Test func topicsFollowTheSpec() {
     let t = Topics()

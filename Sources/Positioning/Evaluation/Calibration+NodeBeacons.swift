@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A calibration from what the nodes heard of each other's beacons: every link joins two
 /// known points, so it is a reading at a known distance, with the site's walls between.

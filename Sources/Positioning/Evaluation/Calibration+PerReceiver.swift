@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A log-distance model per receiver, in the nodes' order: receiver `j` hears
 /// `intercepts[j] - 10·exponents[j]·log10(d)` dBm at `d` metres (3-D, at least 0.1 m).

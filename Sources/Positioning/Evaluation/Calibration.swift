@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// A path-loss calibration fitted from walks with ground truth: one exponent for the site,
 /// and an offset per node (which becomes its `rx_adj` around a common `tx_ref`).

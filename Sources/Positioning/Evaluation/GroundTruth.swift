@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Where one device really was at one time, as `whereabouts simulate` writes it to
 /// `truth.jsonl`: `{"t","id","x","y","z","floor","room"}`, position `null` and room

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// One recorded walk: readings in time order and the ground-truth path.
 public struct Walk: Sendable {

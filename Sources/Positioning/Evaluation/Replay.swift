@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// Position error of one locator over one walk.
 public struct ErrorSummary: Sendable, Equatable {

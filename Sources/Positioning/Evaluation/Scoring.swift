@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// How well one locator did on a simulated site, against the ground truth: position error,
 /// rooms, room flips while still, and how long a door crossing takes to become an event.

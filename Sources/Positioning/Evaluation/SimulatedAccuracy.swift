@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// One simulated scenario run through every locator on the same readings.
 public struct ScenarioAccuracy: Sendable {

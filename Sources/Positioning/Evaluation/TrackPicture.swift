@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// An SVG of one floor: rooms, walls, doors and nodes, with a device's true track and the
 /// tracks locators estimated for it, so a reader sees where and how a locator goes wrong.

@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// One moment of a real walk as the oracle sees it: each receiver's mean RSSI over a window
 /// (centred on the moment, or trailing it: `WalkOracle.moments(of:lag:width:)`), and where the

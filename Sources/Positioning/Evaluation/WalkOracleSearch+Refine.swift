@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 extension WalkOracleSearch {
     /// The cost at `p`, on the exact model (not the grid's table).

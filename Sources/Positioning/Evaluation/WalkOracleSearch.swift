@@ -1,4 +1,5 @@
 import Wire
+import SiteModel
 
 /// The walk oracle's grid over the floor's bounds, edges included (a fix held on an edge is
 /// often the best there is): per point and receiver the squared horizontal distance, once.

@@ -1,3 +1,5 @@
+import Wire
+
 /// Checks that need more than one value: outlines, unique ids, and references between entries.
 extension SiteDecoder {
     /// Metres within which a node or a room corner still counts as inside a floor's box.

@@ -1,3 +1,5 @@
+import Wire
+
 /// Decoding of the site's list entries: rooms, walls, doors, zones, nodes, devices, IRKs.
 extension SiteDecoder {
     /// Attenuation of a wall that does not say: a typical interior wall at 2.4 GHz.

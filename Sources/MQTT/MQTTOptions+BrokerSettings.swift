@@ -1,0 +1,12 @@
+public import Options
+
+extension MQTTOptions {
+    /// Options for `settings` (already checked); throws when the broker URL is not one. Every
+    /// tool that connects (the edge, the aggregator, `whereabouts watch`) makes its options here.
+    public init(_ settings: BrokerSettings, clientID: String) throws(MQTTError) {
+        self.init(broker: try BrokerURL(parsing: settings.broker), clientID: clientID)
+        username = settings.username
+        password = settings.passwordFile.map { .file($0) } ?? settings.passwordEnvironment.map { .environment($0) }
+        tls = TLSOptions(caFile: settings.caFile, certFile: settings.certFile, keyFile: settings.keyFile)
+    }
+}
