@@ -7,7 +7,7 @@ APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev lib
                 libpq-dev postgresql mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench
+.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench ha-test
 
 all: build
 
@@ -27,13 +27,15 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-# Unit, property and integration tests, then the live radio path in a VM (about 30 s once
+# Unit, property and integration tests, a real Home Assistant (ha-test, 11 min; its virtualenv
+# cached in ~/.cache/whereabouts), then the live radio path in a VM (about 30 s once
 # its image is cached in ~/.cache/whereabouts, under two minutes from nothing).
 # Integration tests start real brokers and processes: one at a time, so that timing on a
 # 2-core machine stays far from their timeouts.
 test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --skip IntegrationTests
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --filter IntegrationTests --no-parallel
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/ha-test/run.sh
 	tools/radio-test/run.sh
 	FUZZ_SECONDS=3 tools/fuzz/run.sh
 	$(MAKE) accuracy-gate
@@ -83,6 +85,12 @@ map-test: build
 # times from the browser's performance timeline and the aggregator's CPU with and without it.
 map-bench: release
 	WHEREABOUTS_BIN="$$($(SWIFT) build -c release --show-bin-path)" tools/map-test/run.sh --bench
+
+# The aggregator against a real Home Assistant 2024.3.3 (MQTT discovery, presence, rooms by
+# name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
+# About 11 minutes: the simulated house runs in real time.
+ha-test: build
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/ha-test/run.sh
 
 clean:
 	rm -rf .build

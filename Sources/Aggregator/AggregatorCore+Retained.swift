@@ -3,21 +3,70 @@ import Positioning
 import Storage
 import Wire
 
-/// Messages outside the flow of readings: the subscriptions, what is published at start and
-/// again after a reconnect, the exits of visits a crash left open, and a dropped state's repair.
+/// Messages outside the flow of readings: the subscriptions, the retained occupancy read back
+/// at start, what is published again after a reconnect, the exits of visits a crash left open,
+/// and a dropped state's repair.
 extension AggregatorCore {
     /// The subscriptions the service makes.
     var subscriptions: [String] {
         [topics.allNodeReadings, topics.allNodeStatus, topics.allNodeTelemetry] + dialects.map { $0.subscription() }
     }
 
-    /// Retained messages published at start: discovery and every zone's (empty) occupancy.
-    func startMessages(wall: Double) -> [MQTTMessage] {
-        var out = publisher.discovery(site: site)
-        for zone in Publisher.zoneIds(of: site) {
-            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: wall))
+    /// Where the aggregator reads its own retained occupancy back during the warm-up.
+    var retainedOccupancy: String { "\(topics.prefix)/zones/+/occupancy" }
+
+    /// A retained occupancy read back from the broker: what subscribers hold for that zone
+    /// (`OccupancyWarmUp`). `true` when `topic` is a zone's occupancy (an echo of our own once warm).
+    func readBack(topic: String, payload: UnsafeRawBufferPointer) -> Bool {
+        guard let zone = Self.zone(ofOccupancy: topic, prefix: topics.prefix) else { return false }
+        if warmUp.warming, let devices = Self.occupants(payload) { warmUp.believe(zone: zone, devices: devices) }
+        return true
+    }
+
+    /// `<prefix>/zones/<zone>/occupancy`'s zone, unescaped.
+    static func zone(ofOccupancy topic: String, prefix: String) -> String? {
+        let head = prefix + "/zones/", tail = "/occupancy"
+        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.utf8.count > head.utf8.count + tail.utf8.count else { return nil }
+        let level = topic.dropFirst(head.count).dropLast(tail.count)
+        guard !level.contains("/") else { return nil }
+        return Topics.unescape(level)
+    }
+
+    /// The `devices` of an occupancy payload; nil when it is not one.
+    static func occupants(_ payload: UnsafeRawBufferPointer) -> Set<String>? {
+        var scanner = JSONScanner(payload)
+        var devices: Set<String>?
+        do throws(JSONError) {
+            try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
+                if keyEquals(key, "devices") {
+                    var ids = Set<String>()
+                    try s.array { (s: inout JSONScanner) throws(JSONError) in ids.insert(try s.string()) }
+                    devices = ids
+                } else {
+                    try s.skipValue()
+                }
+            }
+        } catch { return nil }
+        return devices
+    }
+
+    /// Ends the warm-up when it is due: the zones held back or never published that differ
+    /// from what the broker holds are published. `true` when it ended.
+    func endWarmUpIfDue(wall: Double, into effects: inout [Effect]) -> Bool {
+        let occupancy = occupancy
+        guard warmUp.isOver(at: wall, awayAfter: site.positioning.awayAfter, occupants: { occupancy.ids(of: $0) }) else { return false }
+        let zones = warmUp.end(zones: Publisher.zoneIds(of: site) + Array(occupancy.zoneIds), occupants: { occupancy.ids(of: $0) })
+        var seen = Set<String>(), messages: [MQTTMessage] = []
+        // The devices held back first: their rooms, then the zones they are in.
+        for id in warmUp.takeHeldDevices() {
+            if let u = states[id] { publisher.update(u, into: &messages) }
         }
-        return out
+        for zone in zones where seen.insert(zone).inserted {
+            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
+                                                t: eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall))
+        }
+        for m in messages { effects.append(.publish(m)) }
+        return true
     }
 
     /// The exit event of a visit a crash left open (its row is closed already).
@@ -32,6 +81,8 @@ extension AggregatorCore {
         var out: [MQTTMessage] = []
         publisher.forgetRooms()
         for u in states.values { publisher.update(u, into: &out) }
+        // While warming, the zones wait for the warm-up's end, which publishes them.
+        guard !warmUp.warming else { return out }
         for zone in occupancy.zoneIds {
             out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: eventClock?.event ?? 0))
         }

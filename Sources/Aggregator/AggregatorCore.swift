@@ -19,6 +19,9 @@ final class AggregatorCore {
     let metrics: AggregatorMetrics
     var publisher: Publisher
     private(set) var occupancy: Occupancy
+    /// Holds back occupancy that would drop an occupant the broker holds until the engine has
+    /// placed its devices again after a start (`OccupancyWarmUp`).
+    var warmUp: OccupancyWarmUp
     private var outputs: [EngineOutput] = []
     private var forgotten: [String] = []
     /// The engine's solve and hold counts already added to the metrics.
@@ -65,6 +68,7 @@ final class AggregatorCore {
         self.metrics = metrics
         self.publisher = Publisher(site: site, topics: topics)
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
+        self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -114,14 +118,14 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    /// A clean shutdown: every open visit gets its exit, and each zone's occupancy follows.
-    /// Rooms and states are left as they were: the devices were still being heard, and an `away`
-    /// published while the aggregator is still `online` reads as every device leaving home
-    /// (docs/operations.md §5 "Away, and what stays on the broker after a stop").
+    /// A clean shutdown: every open visit gets its exit event. Rooms, states and each zone's
+    /// retained occupancy are left as they were: the devices were still being heard, and an
+    /// empty room or an `away` published at a stop reads as everyone leaving, to be undone at
+    /// the next start (docs/operations.md, Home Assistant).
     func shutdown(wall: Double, into effects: inout [Effect]) {
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
-        publishOccupancy(at: t, into: &effects)
+        changedZones.removeAll(keepingCapacity: true)
     }
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
@@ -237,8 +241,10 @@ final class AggregatorCore {
         if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
         messages.removeAll(keepingCapacity: true)
         // The state deadband (`StatePolicy`) decides the state message only: the track,
-        // the metrics and `/api/devices` take every update.
-        let outcome = publisher.update(u, into: &messages)
+        // the metrics and `/api/devices` take every update. After a start, a device the broker
+        // holds in another room waits (`OccupancyWarmUp`).
+        let held = warmUp.warming && warmUp.holds(u.id, room: u.room ?? "away")
+        let outcome = held ? .unplaced : publisher.update(u, into: &messages)
         switch outcome {
         case .published: metrics.statesPublished.add()
         case .suppressed: metrics.statesSuppressed.add()
@@ -283,13 +289,18 @@ final class AggregatorCore {
     /// of its events (after that event's commit, as before), stamped `t`: now in event time
     /// (the watermark), not the event's time, which an away exit back-dates to when the device
     /// was last heard, so occupancy times never go backwards.
-    private func publishOccupancy(at t: Double? = nil, into effects: inout [Effect]) {
+    private func publishOccupancy(into effects: inout [Effect]) {
         guard !changedZones.isEmpty else { return }
-        let t = t ?? engine.watermark
+        let t = engine.watermark
         for (zone, index) in changedZones {
             guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
+            guard !warmUp.warming || warmUp.publishes(zone: zone, occupants: occupancy.ids(of: zone), roomOf: { states[$0]?.room }) else {
+                warmUp.hold(zone)
+                continue
+            }
             messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: t))
             effects[index] = .event(e, messages)
+            warmUp.didPublish(zone)
         }
         changedZones.removeAll(keepingCapacity: true)
     }

@@ -48,6 +48,14 @@ public final class AggregatorService: @unchecked Sendable {
     private var cpuSampling = CPUSampling()
     private(set) var stopping = false
     private var catchUpScheduled = false
+    /// Home Assistant discovery (`Discovery`), made once, and its topics.
+    private(set) lazy var discovery: [MQTTMessage] = {
+        var d = Discovery(site: settings.site, topics: settings.topics, version: settings.version)
+        return d.messages()
+    }()
+    lazy var discoveryTopics = Set(discovery.map(\.topic))
+    /// Retained discovery configs of ours that the current discovery no longer has, cleared.
+    var clearedDiscovery: Set<String> = []
 
     struct VisitKey: Hashable { let device: String, zone: String }
 
@@ -103,6 +111,10 @@ public final class AggregatorService: @unchecked Sendable {
         }
         // QoS 1, so the broker queues QoS 1 batches for the aggregator's session while it is away.
         for filter in core.subscriptions { try client.subscribe(filter, qos: .atLeastOnce) }
+        // Our own retained occupancy, read back until the warm-up ends (`OccupancyWarmUp`), and
+        // the discovery configs retained, to clear those of entities we no longer make.
+        try client.subscribe(core.retainedOccupancy, qos: .atLeastOnce)
+        if settings.homeAssistant { try client.subscribe(Self.retainedDiscovery, qos: .atLeastOnce) }
         try client.start()
         if let address = settings.http {
             http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)
@@ -114,12 +126,14 @@ public final class AggregatorService: @unchecked Sendable {
         self.timer = timer
     }
 
-    /// A clean stop: exits for every open visit, stored (or kept in the journal) and
-    /// published, `offline`, disconnect.
+    /// A clean stop: `offline` first (subscribers then know what follows is a stop, not
+    /// people leaving), exits for every open visit, stored (or kept in the journal) and
+    /// published, disconnect. Retained rooms, states and occupancy stay as they were.
     public func stop() {
         work.sync {
             guard !stopping else { return }
             stopping = true
+            publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true))
             timer?.cancel()
             effects.removeAll(keepingCapacity: true)
             core.shutdown(wall: now(), into: &effects)
@@ -132,7 +146,6 @@ public final class AggregatorService: @unchecked Sendable {
             releasePending(upTo: .max)
         }
         if client != nil {
-            work.sync { publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)) }
             waitForAcknowledgements(timeout: settings.shutdownGrace)
             client?.disconnect()
         }
@@ -149,6 +162,9 @@ public final class AggregatorService: @unchecked Sendable {
             takeAcknowledgements()
             let arrival = now()
             let prepared = m.prepared as? PreparedBatch
+            // A readings batch is prepared; anything else may be our own occupancy read back.
+            if prepared == nil, m.payload.withUnsafeBytes({ core.readBack(topic: m.topic, payload: $0) }) { return }
+            if prepared == nil, m.topic.hasPrefix("homeassistant/") { return readBackDiscovery(m) }
             // A readings batch was sampled or not where it was decoded; any other message here.
             let sampled = prepared.map { $0.cpuSeconds != nil } ?? cpuSampling.take()
             let cpu = sampled ? threadCPUTime() : 0
@@ -165,8 +181,9 @@ public final class AggregatorService: @unchecked Sendable {
             if connections > 1 { metrics.mqttReconnects.add() }
             log("connected to \(settings.mqtt.broker)")
             publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
-            var start = core.startMessages(wall: now())
-            if !settings.homeAssistant { start.removeAll { $0.topic.hasPrefix("homeassistant/") } }
+            core.warmUp.connected(at: now())
+            // No occupancy here: the zones wait for the engine to place their devices again.
+            var start = settings.homeAssistant ? discovery : []
             // After a reconnect the broker may have lost retained state: publish it again.
             if connections > 1 { start += core.currentStateMessages() }
             for m in start { publish(m) }
@@ -201,6 +218,10 @@ public final class AggregatorService: @unchecked Sendable {
         guard !stopping else { return }
         effects.removeAll(keepingCapacity: true)
         core.tick(wall: now(), into: &effects)
+        if core.warmUp.warming, core.endWarmUpIfDue(wall: now(), into: &effects) {
+            try? client?.unsubscribe(core.retainedOccupancy)
+            if settings.homeAssistant { try? client?.unsubscribe(Self.retainedDiscovery) }
+        }
         perform()
         scheduleCatchUp()
         // Events whose commit is late (a failing disk) are published anyway.

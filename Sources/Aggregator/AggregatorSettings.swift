@@ -24,6 +24,8 @@ public struct AggregatorSettings: Sendable {
     public var clockMode: Ingest.ClockMode = .node
     /// Publish Home Assistant discovery for named devices and zones.
     public var homeAssistant = true
+    /// The version shown in Home Assistant's device and origin blocks.
+    public var version = ""
     /// Seconds a clean shutdown may spend flushing events and the database.
     public var shutdownGrace = 5.0
 

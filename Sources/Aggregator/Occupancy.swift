@@ -35,6 +35,9 @@ struct Occupancy {
     /// How many devices are in `zone`.
     func count(of zone: String) -> Int { zones[zone]?.count ?? 0 }
 
+    /// The zone's occupants' ids, in order of entry.
+    func ids(of zone: String) -> [String] { zones[zone]?.ids ?? [] }
+
     /// The zone's occupants as a JSON array body (`"a","b"`, no brackets), in order of entry.
     func body(of zone: String) -> [UInt8] { zones[zone]?.body ?? [] }
 

@@ -1,3 +1,4 @@
+import Foundation
 import MQTT
 import Positioning
 import Wire
@@ -22,6 +23,8 @@ struct Publisher {
     private let zoneFloors: [String: String]
     /// Every room's and zone's events and occupancy topics, built once.
     private let zoneTopicCache: [String: (events: String, occupancy: String)]
+    /// The site's GPS anchor as factors, when it reports positions as coordinates.
+    private let gps: GPSProjection?
 
     init(site: Site, topics: Topics) {
         self.topics = topics
@@ -36,6 +39,7 @@ struct Publisher {
         var cache: [String: (events: String, occupancy: String)] = [:]
         for zone in Self.zoneIds(of: site) { cache[zone] = (topics.zoneEvents(zone), topics.zoneOccupancy(zone)) }
         zoneTopicCache = cache
+        gps = site.gps.map(GPSProjection.init)
     }
 
     /// Every room and zone id of the site, in file order.
@@ -76,14 +80,19 @@ struct Publisher {
             out.append(MQTTMessage(topic: records[index].roomTopic, payload: Array(room.utf8), qos: .atLeastOnce, retain: true))
         }
         guard publish else { return .suppressed }
+        if records[index].sinceTime != u.since {
+            // `since` moves only with the room: formatted then, not at every update.
+            records[index].sinceTime = u.since
+            records[index].sinceISO = Self.iso8601(u.since)
+        }
         let device = records[index]
-        writeState(u, room: room, prefix: device.statePrefix)
+        writeState(u, room: room, prefix: device.statePrefix, sinceISO: device.sinceISO)
         out.append(MQTTMessage(topic: device.stateTopic, payload: writer.bytes, qos: .atLeastOnce, retain: true))
         return .published
     }
 
     /// `u`'s state payload into `writer`.
-    private mutating func writeState(_ u: DeviceUpdate, room: String, prefix: [UInt8]) {
+    private mutating func writeState(_ u: DeviceUpdate, room: String, prefix: [UInt8], sinceISO: String) {
         writer.reset()
         // `{"id":…,"name":…,"room":` is the same for every update of a device: kept, not rewritten.
         writer.appendKeyed(prefix)
@@ -99,6 +108,13 @@ struct Publisher {
         writer.key(literal: "fixes"); writer.value(u.fixes)
         writer.key(literal: "t"); writer.time(u.t)
         writer.key(literal: "since"); writer.time(u.since)
+        // The same instant for Home Assistant, which shows a timestamp sensor from ISO 8601.
+        writer.key(literal: "since_iso"); writer.value(sinceISO)
+        if let gps {
+            let position = away ? nil : gps.coordinates(x: u.x, y: u.y)
+            writer.key(literal: "latitude"); if let p = position { writer.value(p.latitude, decimals: 7) } else { writer.null() }
+            writer.key(literal: "longitude"); if let p = position { writer.value(p.longitude, decimals: 7) } else { writer.null() }
+        }
         // No node heard it (away): the `unknown` proximity of docs/protocol.md#device-state, as iOS ranging says it.
         writer.key(literal: "nearest")
         writer.objectStart()
@@ -147,6 +163,12 @@ struct Publisher {
         w.key("name"); if let name = u.name { w.value(name) } else { w.null() }
         w.key("room")
         return w.bytes
+    }
+
+    /// `2026-12-01T21:30:00Z`: Unix seconds as ISO 8601, in UTC, to the second.
+    static func iso8601(_ t: Double) -> String {
+        guard t.isFinite, t.magnitude < 1e12 else { return "" }
+        return Date(timeIntervalSince1970: t.rounded(.down)).ISO8601Format()
     }
 
     /// Drops a forgotten device's topics and the state last published for it. Its retained
@@ -204,50 +226,6 @@ struct Publisher {
     private func zoneTopics(_ zone: String) -> (events: String, occupancy: String) {
         zoneTopicCache[zone] ?? (topics.zoneEvents(zone), topics.zoneOccupancy(zone))
     }
-
-    /// Home Assistant discovery for a named device (a `device_tracker`) and each zone's count.
-    mutating func discovery(site: Site) -> [MQTTMessage] {
-        var out: [MQTTMessage] = []
-        let devices = site.devices.filter { $0.name != nil && !$0.id.contains("*") }
-        let deviceObjects = Topics.discoveryObjectIDs(devices.map(\.id))
-        for device in devices {
-            guard let name = device.name, let object = deviceObjects[device.id] else { continue }
-            writer.reset()
-            writer.objectStart()
-            writer.field("name", name)
-            writer.field("unique_id", "whereabouts_" + object)
-            writer.field("state_topic", topics.deviceRoom(device.id))
-            writer.field("json_attributes_topic", topics.deviceState(device.id))
-            writer.field("payload_not_home", "away")
-            writer.field("source_type", "bluetooth_le")
-            availability()
-            writer.objectEnd()
-            out.append(MQTTMessage(topic: Topics.homeAssistantTracker(objectID: object), payload: writer.bytes, qos: .atLeastOnce, retain: true))
-        }
-        let zones = Publisher.zoneIds(of: site)
-        let zoneObjects = Topics.discoveryObjectIDs(zones)
-        for zone in zones {
-            guard let object = zoneObjects[zone] else { continue }
-            writer.reset()
-            writer.objectStart()
-            writer.field("name", "\(zoneNames[zone] ?? zone) occupancy")
-            writer.field("unique_id", "whereabouts_\(object)_occupancy")
-            writer.field("state_topic", topics.zoneOccupancy(zone))
-            writer.field("value_template", "{{ value_json.count }}")
-            writer.field("state_class", "measurement")
-            writer.field("unit_of_measurement", "devices")
-            availability()
-            writer.objectEnd()
-            out.append(MQTTMessage(topic: Topics.homeAssistantOccupancy(objectID: object), payload: writer.bytes, qos: .atLeastOnce, retain: true))
-        }
-        return out
-    }
-
-    private mutating func availability() {
-        writer.field("availability_topic", topics.aggregatorStatus)
-        writer.field("payload_available", "online")
-        writer.field("payload_not_available", "offline")
-    }
 }
 
 /// A device's room and state as last published (nil: publish with the next update) and its
@@ -259,4 +237,34 @@ private struct DeviceTopics {
     var roomTopic = ""
     var stateTopic = ""
     var statePrefix: [UInt8] = []
+    /// `since` last formatted, and its ISO 8601 form.
+    var sinceTime = Double.nan
+    var sinceISO = ""
+}
+
+/// Plan metres to GPS degrees near the site's anchor (an equirectangular projection: exact to
+/// millimetres over a building), with the trigonometry done once.
+struct GPSProjection {
+    let latitude: Double, longitude: Double
+    /// Metres east and north per plan metre along x and along y.
+    let eastX: Double, northX: Double, eastY: Double, northY: Double
+    /// Degrees per metre north, and east at the anchor's latitude.
+    let degreesNorth: Double, degreesEast: Double
+
+    init(_ anchor: GPSAnchor) {
+        latitude = anchor.latitude
+        longitude = anchor.longitude
+        let r = anchor.rotation * .pi / 180
+        // +y points at bearing r, +x 90° clockwise from it.
+        eastY = sin(r); northY = cos(r)
+        eastX = cos(r); northX = -sin(r)
+        let metresPerDegree = 6_378_137 * Double.pi / 180
+        degreesNorth = 1 / metresPerDegree
+        degreesEast = 1 / (metresPerDegree * max(cos(anchor.latitude * .pi / 180), 1e-6))
+    }
+
+    func coordinates(x: Double, y: Double) -> (latitude: Double, longitude: Double) {
+        let east = x * eastX + y * eastY, north = x * northX + y * northY
+        return (latitude + north * degreesNorth, longitude + east * degreesEast)
+    }
 }

@@ -56,6 +56,11 @@ public final class MQTTClient: Sendable {
         try core.subscribe(filter, qos: qos)
     }
 
+    /// Unsubscribes now if connected, and no longer after a reconnect.
+    public func unsubscribe(_ filter: String) throws(MQTTError) {
+        try core.unsubscribe(filter)
+    }
+
     /// The connection as last reported by libmosquitto.
     public var connection: ConnectionState { core.connection }
 

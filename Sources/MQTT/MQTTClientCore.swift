@@ -168,6 +168,14 @@ final class MQTTClientCore: @unchecked Sendable {
         if connected { try sendSubscribe(filter, qos) }
     }
 
+    func unsubscribe(_ filter: String) throws(MQTTError) {
+        let connected = state.withLock { s in
+            s.subscriptions.removeAll { $0.filter == filter }
+            return s.connection == .connected
+        }
+        if connected { try check(mosquitto_unsubscribe(handle, nil, filter), "unsubscribe from \(filter)") }
+    }
+
     private func sendSubscribe(_ filter: String, _ qos: QoS) throws(MQTTError) {
         try check(mosquitto_subscribe(handle, nil, filter, qos.rawValue), "subscribe to \(filter)")
     }

@@ -2,7 +2,7 @@ extension Site {
     /// Decodes a site file's tree, collecting every problem rather than stopping at the first.
     ///
     /// Keys are a superset of ESPresense-companion's `config.yaml`: its keys that Whereabouts
-    /// does not use (`gps`, `map`, `locators`, …) are accepted silently; other unknown keys warn.
+    /// does not use (`map`, `locators`, …) are accepted silently; other unknown keys warn.
     public static func decode(_ root: ConfigNode) -> SiteDecoding {
         var decoder = SiteDecoder()
         decoder.decodeRoot(root)
@@ -33,9 +33,9 @@ extension Site {
 /// The keys of a site file, in one place so the decoder and its help agree.
 enum SiteKeys {
     static let top: Set<String> = ["mqtt", "floors", "zones", "nodes", "devices", "exclude_devices", "irks",
-                                   "positioning", "storage", "away_timeout", "calibration"]
+                                   "positioning", "storage", "away_timeout", "calibration", "gps"]
     /// ESPresense-companion's top-level keys that Whereabouts has no use for.
-    static let companionTop: Set<String> = ["gps", "map", "timeout", "device_retention", "optimization", "history",
+    static let companionTop: Set<String> = ["map", "timeout", "device_retention", "optimization", "history",
                                             "locators", "filtering", "weighting", "bayesian_probabilities", "update"]
 }
 
@@ -77,6 +77,7 @@ struct SiteDecoder {
             if path.isEmpty { reader.error("calibration", f["calibration"]?.line ?? root.line, "expects a file name") }
             else { site.calibration = path }
         }
+        if let node = f["gps"] { decodeGPS(node, f.path("gps")) }
         if let floors = reader.list(f["floors"], "floors") {
             for (i, node) in floors.enumerated() { decodeFloor(node, "floors[\(i)]") }
         }
@@ -140,6 +141,18 @@ struct SiteDecoder {
         guard let f = reader.fields(node, key, known: ["path", "retention"]) else { return }
         if let v = reader.string(f["path"], f.path("path")) { site.storage.path = v }
         if let v = reader.duration(f["retention"], f.path("retention")) { site.storage.retention = v }
+    }
+
+    /// ESPresense-companion's `gps` section: where the plan's origin lies on Earth. Reported
+    /// (positions as latitude and longitude) only with `report: true`, so a companion file that
+    /// names its location says nothing new on its own.
+    mutating func decodeGPS(_ node: ConfigNode, _ key: String) {
+        guard let f = reader.fields(node, key, known: ["latitude", "longitude", "rotation", "report", "elevation"]) else { return }
+        let latitude = reader.required(f, "latitude").flatMap { reader.number($0, f.path("latitude"), within: -90...90) }
+        let longitude = reader.required(f, "longitude").flatMap { reader.number($0, f.path("longitude"), within: -180...180) }
+        let rotation = reader.number(f["rotation"], f.path("rotation"), within: -360...360) ?? 0
+        guard let latitude, let longitude, reader.bool(f["report"], f.path("report")) == true else { return }
+        site.gps = GPSAnchor(latitude: latitude, longitude: longitude, rotation: rotation)
     }
 
     mutating func decodeFloor(_ node: ConfigNode, _ key: String) {

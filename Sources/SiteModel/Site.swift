@@ -19,6 +19,8 @@ public struct Site: Sendable, Equatable {
     /// as written: relative paths are relative to the site file's directory, resolved by whoever
     /// loads it (see `SiteCalibration`).
     public var calibration: String?
+    /// Where the plan lies on Earth, when the site reports positions as GPS coordinates.
+    public var gps: GPSAnchor?
     public init() {}
 }
 
@@ -146,6 +148,17 @@ public struct TLSSettings: Sendable, Equatable {
     public var cert: String?
     public var key: String?
     public init(ca: String? = nil, cert: String? = nil, key: String? = nil) { self.ca = ca; self.cert = cert; self.key = key }
+}
+
+/// The plan's origin on Earth (degrees) and the compass bearing of its +y axis (degrees
+/// clockwise from north; 0: +y points north, +x east).
+public struct GPSAnchor: Sendable, Equatable {
+    public var latitude: Double
+    public var longitude: Double
+    public var rotation: Double
+    public init(latitude: Double, longitude: Double, rotation: Double = 0) {
+        self.latitude = latitude; self.longitude = longitude; self.rotation = rotation
+    }
 }
 
 public struct StorageSettings: Sendable, Equatable {

@@ -29,6 +29,14 @@ public struct Topics: Sendable, Equatable {
     public static func homeAssistantOccupancy(objectID: String) -> String {
         "homeassistant/sensor/whereabouts_\(objectID)_occupancy/config"
     }
+    /// A named device's room sensor (state: the room's name, or `Away`).
+    public static func homeAssistantRoom(objectID: String) -> String {
+        "homeassistant/sensor/whereabouts_\(objectID)_room/config"
+    }
+    /// A room's or zone's `occupied` binary sensor.
+    public static func homeAssistantOccupied(objectID: String) -> String {
+        "homeassistant/binary_sensor/whereabouts_\(objectID)_occupied/config"
+    }
 
     /// Each id's Home Assistant object id: its `slug`, unless another of `ids` has the same slug
     /// (`front-door` and `front_door`, `Hall` and `hall`, any two ids in Cyrillic or CJK), where

@@ -153,6 +153,7 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     settings.dialects = options.dialects
     settings.clockMode = options.clock
     settings.homeAssistant = !options.noDiscovery
+    settings.version = whereaboutsVersion
     settings.sitePath = sitePath
     if let tokenFile = options.httpTokenFile {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),

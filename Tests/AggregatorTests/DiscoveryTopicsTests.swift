@@ -15,7 +15,7 @@ func discoveryGivesEveryRoomItsOwnTopic(ids: [String]) {
     floor.rooms = [Room(id: ids[0], name: ids[0], points: [Point2(0, 0), Point2(5, 0), Point2(5, 4), Point2(0, 4)]),
                    Room(id: ids[1], name: ids[1], points: [Point2(5, 0), Point2(10, 0), Point2(10, 4), Point2(5, 4)])]
     site.floors = [floor]
-    var publisher = Publisher(site: site, topics: Topics())
-    let topics = publisher.discovery(site: site).map(\.topic)
+    var discovery = Discovery(site: site, topics: Topics(), version: "")
+    let topics = discovery.messages().map(\.topic)
     #expect(Set(topics).count == topics.count, "\(topics)")
 }

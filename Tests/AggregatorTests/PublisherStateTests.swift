@@ -25,10 +25,10 @@ private func update(name: String?, room: String?, nearest: NodeRange?) -> Device
     let id = "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42"
     #expect(texts == [
         "whereabouts/devices/\(id)/room west",
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":"kitchen","distance":2.5,"proximity":"near"}}"#,
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":"kitchen","distance":2.5,"proximity":"near"}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
         "whereabouts/devices/\(id)/room away",
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":null,"y":null,"z":null,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":null,"y":null,"z":null,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
     ])
 }
 

@@ -66,8 +66,9 @@ extension ProtocolExampleTests {
     static func checkDiscovery(_ e: ProtocolDocument.Example, _ doc: ProtocolDocument) throws {
         let j = try object(e.body)
         let site = try documentSite(doc)
-        var publisher = Publisher(site: site, topics: Topics(prefix: site.mqtt.prefix))
-        let messages = publisher.discovery(site: site)
+        // The version the document's examples show in their device and origin blocks.
+        var discovery = Discovery(site: site, topics: Topics(prefix: site.mqtt.prefix), version: "0.1.0")
+        let messages = discovery.messages()
         let uniqueID = try string(j, "unique_id")
         let match = try messages.first { try string(object(String(decoding: $0.payload, as: UTF8.self)), "unique_id") == uniqueID }
         guard let m = match else { throw DocError("the aggregator publishes no discovery with unique_id \(uniqueID) for the site example") }
