@@ -67,7 +67,7 @@ let package = Package(
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Options", "SiteModel"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // The PostgreSQL store: the Storage module's writer and queries over libpq.

@@ -134,11 +134,18 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     }
     let site = decoded.site
     let mqtt: MQTTOptions
-    // The site's broker settings are checked as the edge's are; a bad pair is the file's error.
+    // The site's broker settings are checked as check-site and the edge check theirs; the
+    // message names what is at fault: the site's key, or --broker against it.
     do { mqtt = try AggregatorSettings.mqttOptions(site: site, broker: options.broker, clientID: options.clientID) }
-    catch let error as UsageError {
-        printError("\(sitePath): \(error.message)")
-        log("the site file's mqtt section does not go together; not starting")
+    catch let error as SiteBrokerConflict {
+        let problem = error.problem(at: decoded.locations)
+        if error.key == "--broker" {
+            printError("--broker \(options.broker?.description ?? ""): \(error.message) (the site's mqtt.tls at \(sitePath):\(problem.line))")
+            log("--broker does not go together with the site file's mqtt section; not starting")
+        } else {
+            printError("\(sitePath):\(problem)")
+            log("the site file's mqtt section does not go together; not starting")
+        }
         return ExitCode.failure
     }
     var settings = AggregatorSettings(
