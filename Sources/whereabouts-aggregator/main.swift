@@ -22,7 +22,7 @@ struct AggregatorOptions {
     static let httpTokenFile = Opt<String?>.text("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry.")
     static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)
     static let dialects = Opt<[Dialect]>(.value(
-        "dialect", "NAME", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true)) {
+        "dialect", "espresense|theengs", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true)) {
         a throws(UsageError) in
         try a.strings("dialect").map { name throws(UsageError) -> Dialect in
             guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
@@ -30,7 +30,7 @@ struct AggregatorOptions {
         }
     }
     static let clock = Opt<Ingest.ClockMode>(.value(
-        "clock", "MODE", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: Ingest.ClockMode.node.rawValue)) {
+        "clock", "node|arrival", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: Ingest.ClockMode.node.rawValue)) {
         a throws(UsageError) in
         guard let mode = Ingest.ClockMode(rawValue: a.string("clock") ?? "") else { throw UsageError("--clock must be node or arrival") }
         return mode

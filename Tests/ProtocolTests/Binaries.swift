@@ -39,15 +39,28 @@ enum Binaries {
         return text
     }
 
-    /// Whether a help text names `flag` as a flag (not as the start of a longer one).
-    static func mentions(_ help: String, _ flag: String) -> Bool {
-        var rest = Substring(help)
-        while let range = rest.range(of: flag) {
-            let after = rest[range.upperBound...].first
-            if after.map({ !$0.isLetter && !$0.isNumber && $0 != "-" }) ?? true { return true }
-            rest = rest[range.upperBound...]
+    /// The synopsis a help text shows, from `usage: ` to the first blank line, in full: where
+    /// a long one says `[options]`, each option of its `options:` list that the line does not
+    /// show (but `--help` and `--version`) as `[--flag VALUE]`, in the list's (the table's) order.
+    static func synopsis(_ help: String) throws -> String {
+        guard let start = help.range(of: "usage: ") else { throw DocError("the help shows no usage: \(help)") }
+        let rest = help[start.upperBound...]
+        let usage = String(rest[..<(rest.range(of: "\n\n")?.lowerBound ?? rest.endIndex)])
+        guard usage.contains("[options]") else { return usage }
+        let shown = Set(usage.split(whereSeparator: { " ()[]|".contains($0) }).filter { $0.hasPrefix("--") })
+        let optional = options(help).filter { option in
+            let flag = option.split(separator: " ")[0]
+            return !shown.contains(flag) && flag != "--help" && flag != "--version"
         }
-        return false
+        return usage.replacingOccurrences(of: "[options]", with: optional.map { "[\($0)]" }.joined(separator: " "))
+    }
+
+    /// `--flag VALUE` of each line of a help's `options:` list, in order.
+    static func options(_ help: String) -> [String] {
+        guard let start = help.range(of: "\noptions:\n") else { return [] }
+        return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+            .filter { $0.hasPrefix("  --") }
+            .map { String($0.dropFirst(2).components(separatedBy: "  ")[0]) }
     }
 }
 
