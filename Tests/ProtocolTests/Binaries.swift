@@ -1,10 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The built products (beside this test bundle, or in `$WHEREABOUTS_BIN` as `make test` sets),
 /// run as a user runs them.
@@ -62,38 +56,4 @@ enum Binaries {
             .filter { $0.hasPrefix("  --") }
             .map { String($0.dropFirst(2).components(separatedBy: "  ")[0]) }
     }
-}
-
-/// A free TCP port on 127.0.0.1.
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DocError("socket failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard ok else { throw DocError("bind failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// A GET over plain HTTP: the status and body, or nil when nothing answers.
-func httpGet(_ url: String) async -> (status: Int, body: String)? {
-    guard let u = URL(string: url) else { return nil }
-    let request = URLRequest(url: u, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
-    guard let (body, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return nil }
-    return (http.statusCode, String(decoding: body, as: UTF8.self))
-}
-
-/// Starts `process` with no signals blocked: test threads block SIGTERM and SIGINT, a child
-/// inherits the spawning thread's mask, and a child started so would ignore `terminate()`.
-func runUnmasked(_ process: Process) throws {
-    var clear = sigset_t(), saved = sigset_t()
-    sigemptyset(&clear)
-    pthread_sigmask(SIG_SETMASK, &clear, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try process.run()
 }
