@@ -67,7 +67,7 @@ let package = Package(
 
         // The only importers of their C library.
         .target(name: "YAML", dependencies: ["CYAML", "Wire", "SiteModel"]),
-        .target(name: "MQTT", dependencies: ["CMosquitto", "Options"]),
+        .target(name: "MQTT", dependencies: ["CMosquitto", "Options", "SiteModel"]),
         .target(name: "HCI", dependencies: ["CBluetooth", "BLE"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         // The PostgreSQL store: the Storage module's writer and queries over libpq.
@@ -94,6 +94,10 @@ let package = Package(
         // Tests.
         // Helpers shared by test targets (a seeded generator), not shipped in any product.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Processes for the tests that run the real parts (a mosquitto broker on a free port, a
+        // child with no signals blocked, an HTTP GET): Foundation, so apart from TestSupport,
+        // which pure cores' tests use.
+        .target(name: "ProcessSupport", path: "Tests/ProcessSupport"),
         .testTarget(name: "BLETests", dependencies: ["BLE", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "SiteModel", "YAML", "TestSupport"]),
         .testTarget(name: "PositioningTests", dependencies: ["Positioning", "Wire", "SiteModel", "TestSupport"]),
@@ -101,14 +105,14 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "AggregatorTests", dependencies: ["Aggregator", "Wire", "SiteModel", "Metrics", "HTTP", "MQTT", "Options", "MapAssets"]),
         .testTarget(name: "EdgeTests", dependencies: ["Edge", "MQTT", "Wire", "YAML", "BLE", "Crypto"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["MQTT", "Storage", "PostgresStorage", "Wire", "SiteModel", "BLE", "YAML"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ProcessSupport", "MQTT", "Storage", "PostgresStorage", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Positioning", "Wire", "SiteModel", "BLE", "YAML"]),
         .testTarget(name: "LabTests", dependencies: ["Lab", "Positioning", "Simulation", "Wire", "SiteModel", "BLE", "YAML", "ElementaryFunctions"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         // docs/protocol.md's examples, decoded by the product's decoders and compared with its writers;
         // its command lines and metrics checked against the built binaries.
-        .testTarget(name: "ProtocolTests", dependencies: ["Wire", "SiteModel", "YAML", "Positioning", "Aggregator", "Edge", "MQTT", "Metrics"]),
+        .testTarget(name: "ProtocolTests", dependencies: ["Wire", "SiteModel", "YAML", "Positioning", "Aggregator", "Edge", "MQTT", "Metrics", "ProcessSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,29 +37,10 @@ public struct AggregatorSettings: Sendable {
         self.http = http
     }
 
-    /// The environment variable the password comes from when the site names no `password_file`.
-    public static let passwordEnvironment = "WHEREABOUTS_MQTT_PASSWORD"
-
-    /// The broker settings of the site's `mqtt` section, with `broker` (from `--broker`) winning
-    /// over its host, port and `tls`, checked as every tool's are (`BrokerSettings.validate`).
-    /// The password comes from `password_file`, else `WHEREABOUTS_MQTT_PASSWORD`; never a flag.
-    public static func brokerSettings(site: Site, broker: BrokerURL?) throws(UsageError) -> BrokerSettings {
-        let m = site.mqtt
-        let url = broker ?? BrokerURL(host: m.host, port: m.port, tls: m.tls != nil)
-        let settings = BrokerSettings(
-            broker: url.description, username: m.username,
-            // Without a user there is no password to send: neither source is named.
-            passwordFile: m.username == nil ? nil : m.passwordFile,
-            passwordEnvironment: m.username == nil || m.passwordFile != nil ? nil : passwordEnvironment,
-            caFile: m.tls?.ca, certFile: m.tls?.cert, keyFile: m.tls?.key, prefix: m.prefix)
-        do { try settings.validate() } catch { throw UsageError("mqtt: \(error.message)") }
-        return settings
-    }
-
-    /// MQTT options from the site's `mqtt` section (`brokerSettings(site:broker:)`), with the
-    /// aggregator's session, will and bounds.
+    /// MQTT options from the site's `mqtt` section and `--broker` (`BrokerSettings(site:broker:)`,
+    /// which throws `SiteBrokerConflict`), with the aggregator's session, will and bounds.
     public static func mqttOptions(site: Site, broker: BrokerURL?, clientID: String) throws -> MQTTOptions {
-        let settings = try brokerSettings(site: site, broker: broker)
+        let settings = try BrokerSettings(site: site.mqtt, broker: broker)
         var options = try MQTTOptions(settings, clientID: clientID)
         options.will = Will(topic: Topics(prefix: settings.prefix).aggregatorStatus, payload: Array("offline".utf8))
         // A session the broker keeps: what QoS 1 edges publish while the aggregator is away or

@@ -104,6 +104,8 @@ struct SiteDecoder {
     mutating func decodeMQTT(_ node: ConfigNode, _ key: String) {
         guard let f = reader.fields(node, key, known: ["host", "port", "username", "password_file", "tls", "prefix", "ssl", "password"],
                                     ignored: ["discovery_topic", "client_id"]) else { return }
+        locations.settings[key] = SourceLocation(line: node.line, key: key)
+        if let tls = f["tls"] { locations.settings[f.path("tls")] = SourceLocation(line: tls.line, key: f.path("tls")) }
         if let host = reader.string(f["host"], f.path("host")) { site.mqtt.host = host }
         if let port = reader.integer(f["port"], f.path("port"), within: 1...65_535) { site.mqtt.port = port }
         site.mqtt.username = reader.string(f["username"], f.path("username"))

@@ -31,6 +31,9 @@ public struct SiteLocations: Sendable, Equatable {
     public var rooms: [String: SourceLocation] = [:]
     public var zones: [String: SourceLocation] = [:]
     public var nodes: [String: SourceLocation] = [:]
+    /// The `mqtt` section and its `tls` entry, keyed `mqtt` and `mqtt.tls`, so a check of the
+    /// broker settings made from them can point at the line.
+    public var settings: [String: SourceLocation] = [:]
     public init() {}
 }
 

@@ -22,7 +22,7 @@ struct AggregatorOptions {
     static let httpTokenFile = Opt<String?>.text("http-token-file", "FILE", help: "A file holding the bearer token HTTP requests must carry.")
     static let locator = Opt.choice("locator", help: "default, nearest or nelder-mead.", default: LocatorKind.default)
     static let dialects = Opt<[Dialect]>(.value(
-        "dialect", "NAME", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true)) {
+        "dialect", "espresense|theengs", help: "Also accept ESPresense (espresense) or Theengs/OpenMQTTGateway (theengs) nodes.", repeatable: true)) {
         a throws(UsageError) in
         try a.strings("dialect").map { name throws(UsageError) -> Dialect in
             guard let d = Dialect(rawValue: name) else { throw UsageError("unknown --dialect '\(name)' (espresense or theengs)") }
@@ -30,7 +30,7 @@ struct AggregatorOptions {
         }
     }
     static let clock = Opt<Ingest.ClockMode>(.value(
-        "clock", "MODE", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: Ingest.ClockMode.node.rawValue)) {
+        "clock", "node|arrival", help: "node: trust node clocks, correcting large offsets; arrival: use arrival times.", default: Ingest.ClockMode.node.rawValue)) {
         a throws(UsageError) in
         guard let mode = Ingest.ClockMode(rawValue: a.string("clock") ?? "") else { throw UsageError("--clock must be node or arrival") }
         return mode
@@ -137,11 +137,18 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     if let applied = decoded.calibrationPath { log("calibration \(applied) applied: absorption \(decoded.site.positioning.absorption)") }
     let site = decoded.site
     let mqtt: MQTTOptions
-    // The site's broker settings are checked as the edge's are; a bad pair is the file's error.
+    // The site's broker settings are checked as check-site and the edge check theirs; the
+    // message names what is at fault: the site's key, or --broker against it.
     do { mqtt = try AggregatorSettings.mqttOptions(site: site, broker: options.broker, clientID: options.clientID) }
-    catch let error as UsageError {
-        printError("\(sitePath): \(error.message)")
-        log("the site file's mqtt section does not go together; not starting")
+    catch let error as SiteBrokerConflict {
+        let problem = error.problem(at: decoded.locations)
+        if error.key == "--broker" {
+            printError("--broker \(options.broker?.description ?? ""): \(error.message) (the site's mqtt.tls at \(sitePath):\(problem.line))")
+            log("--broker does not go together with the site file's mqtt section; not starting")
+        } else {
+            printError("\(sitePath):\(problem)")
+            log("the site file's mqtt section does not go together; not starting")
+        }
         return ExitCode.failure
     }
     var settings = AggregatorSettings(

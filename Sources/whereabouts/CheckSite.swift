@@ -1,3 +1,4 @@
+import MQTT
 import Options
 import Wire
 import SiteModel
@@ -28,7 +29,8 @@ func runCheckSite(_ arguments: [String]) -> Int32 {
         guard args.positionals.count == 1, let path = args.positionals.first else {
             throw UsageError(args.positionals.isEmpty ? "a site FILE is required" : "one site FILE at a time")
         }
-        let decoded = Site.load(path: path)
+        var decoded = Site.load(path: path)
+        if let problem = brokerProblem(decoded) { decoded.problems.append(problem) }
         let warnings = (decoded.warnings + decoded.site.geometryWarnings(locations: decoded.locations))
             .enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         for problem in decoded.errors + warnings { print("\(path):\(problem)") }
@@ -38,4 +40,11 @@ func runCheckSite(_ arguments: [String]) -> Int32 {
               + "\(site.devices.count) device(s); \(decoded.errors.count) error(s), \(warnings.count) warning(s)")
         return decoded.errors.isEmpty ? ExitCode.success : ExitCode.failure
     }
+}
+
+/// The site's `mqtt` section checked as the aggregator checks it (the same
+/// `BrokerSettings(site:broker:)`, without `--broker`): a file check-site passes, the
+/// aggregator does not refuse for its broker settings.
+func brokerProblem(_ decoded: SiteDecoding) -> SiteProblem? {
+    do { _ = try BrokerSettings(site: decoded.site.mqtt, broker: nil); return nil } catch { return error.problem(at: decoded.locations) }
 }

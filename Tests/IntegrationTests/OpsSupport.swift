@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,16 +94,6 @@ func opsDirectory(_ name: String) throws -> URL {
         .appendingPathComponent("ops-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
-}
-
-/// A GET over plain HTTP; the status and body, or nil when nothing answers.
-func httpGet(_ url: String, token: String? = nil) async -> (status: Int, body: Data)? {
-    guard let u = URL(string: url) else { return nil }
-    var request = URLRequest(url: u, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
-    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-    guard let (body, response) = try? await URLSession.shared.data(for: request),
-          let http = response as? HTTPURLResponse else { return nil }
-    return (http.statusCode, body)
 }
 
 /// A repository file as text.

@@ -1,10 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The built products (beside this test bundle, or in `$WHEREABOUTS_BIN` as `make test` sets),
 /// run as a user runs them.
@@ -39,48 +33,27 @@ enum Binaries {
         return text
     }
 
-    /// Whether a help text names `flag` as a flag (not as the start of a longer one).
-    static func mentions(_ help: String, _ flag: String) -> Bool {
-        var rest = Substring(help)
-        while let range = rest.range(of: flag) {
-            let after = rest[range.upperBound...].first
-            if after.map({ !$0.isLetter && !$0.isNumber && $0 != "-" }) ?? true { return true }
-            rest = rest[range.upperBound...]
+    /// The synopsis a help text shows, from `usage: ` to the first blank line, in full: where
+    /// a long one says `[options]`, each option of its `options:` list that the line does not
+    /// show (but `--help` and `--version`) as `[--flag VALUE]`, in the list's (the table's) order.
+    static func synopsis(_ help: String) throws -> String {
+        guard let start = help.range(of: "usage: ") else { throw DocError("the help shows no usage: \(help)") }
+        let rest = help[start.upperBound...]
+        let usage = String(rest[..<(rest.range(of: "\n\n")?.lowerBound ?? rest.endIndex)])
+        guard usage.contains("[options]") else { return usage }
+        let shown = Set(usage.split(whereSeparator: { " ()[]|".contains($0) }).filter { $0.hasPrefix("--") })
+        let optional = options(help).filter { option in
+            let flag = option.split(separator: " ")[0]
+            return !shown.contains(flag) && flag != "--help" && flag != "--version"
         }
-        return false
+        return usage.replacingOccurrences(of: "[options]", with: optional.map { "[\($0)]" }.joined(separator: " "))
     }
-}
 
-/// A free TCP port on 127.0.0.1.
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw DocError("socket failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    /// `--flag VALUE` of each line of a help's `options:` list, in order.
+    static func options(_ help: String) -> [String] {
+        guard let start = help.range(of: "\noptions:\n") else { return [] }
+        return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+            .filter { $0.hasPrefix("  --") }
+            .map { String($0.dropFirst(2).components(separatedBy: "  ")[0]) }
     }
-    guard ok else { throw DocError("bind failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// A GET over plain HTTP: the status and body, or nil when nothing answers.
-func httpGet(_ url: String) async -> (status: Int, body: String)? {
-    guard let u = URL(string: url) else { return nil }
-    let request = URLRequest(url: u, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 5)
-    guard let (body, response) = try? await URLSession.shared.data(for: request), let http = response as? HTTPURLResponse else { return nil }
-    return (http.statusCode, String(decoding: body, as: UTF8.self))
-}
-
-/// Starts `process` with no signals blocked: test threads block SIGTERM and SIGINT, a child
-/// inherits the spawning thread's mask, and a child started so would ignore `terminate()`.
-func runUnmasked(_ process: Process) throws {
-    var clear = sigset_t(), saved = sigset_t()
-    sigemptyset(&clear)
-    pthread_sigmask(SIG_SETMASK, &clear, &saved)
-    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
-    try process.run()
 }

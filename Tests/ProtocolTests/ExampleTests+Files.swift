@@ -130,23 +130,33 @@ extension ProtocolExampleTests {
 
     // MARK: command lines
 
-    /// The flags of a usage block are those of the binary it names (its `--help`).
+    /// Each synopsis of a usage block is the one the binary it names makes from its option
+    /// table (`Binaries.synopsis`), white space and line wrapping aside: a synopsis starts at a
+    /// line beginning with the binary's name; for the operator's tool its command is the word
+    /// after it. An optional flag shown required, a flag twice or a wrong placeholder differs.
     static func checkUsage(_ e: ProtocolDocument.Example) throws {
         guard let binary = e.argument else { throw DocError("a usage example names its binary") }
-        let flags = Set(e.body.split(whereSeparator: { " []|()\n".contains($0) }).filter { $0.hasPrefix("--") }.map(String.init))
-        try require(!flags.isEmpty, "lists no flags")
-        // The operator's tool has one help per command: the first word after `whereabouts`.
-        var helps: [String: String] = [:]
+        var synopses: [String] = []
         for line in e.body.split(separator: "\n") {
-            let words = line.split(separator: " ").map(String.init)
+            if line.hasPrefix(binary + " ") || line == binary { synopses.append(String(line)) }
+            else if !synopses.isEmpty { synopses[synopses.count - 1] += " " + line }
+            else { throw DocError("usage line before any `\(binary)`: \(line)") }
+        }
+        try require(!synopses.isEmpty, "shows no synopsis")
+        var differences: [String] = []
+        for synopsis in synopses.map(folded) {
+            let words = synopsis.split(separator: " ").map(String.init)
             let command = binary == "whereabouts" && words.count > 1 ? [words[1]] : []
-            let lineFlags = Set(words.flatMap { $0.split(whereSeparator: { "[]|()".contains($0) }) }.filter { $0.hasPrefix("--") }.map(String.init))
-            guard !lineFlags.isEmpty || !command.isEmpty else { continue }
-            let key = command.first ?? ""
-            if helps[key] == nil { helps[key] = try Binaries.help(binary, command) }
-            for flag in lineFlags where !Binaries.mentions(helps[key]!, flag) {
-                throw DocError("`\(binary) \(key)` --help has no \(flag)")
+            let made = folded(try Binaries.synopsis(try Binaries.help(binary, command)))
+            if synopsis != made {
+                differences.append("the doc shows\n  \(synopsis)\nbut `\(([binary] + command).joined(separator: " ")) --help` makes\n  \(made)")
             }
         }
+        try require(differences.isEmpty, differences.joined(separator: "\n"))
+    }
+
+    /// Runs of white space as one space, none at either end.
+    static func folded(_ text: String) -> String {
+        text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Metrics
+import ProcessSupport
 @testable import Aggregator
 
 /// The metrics docs/protocol.md lists are the ones the aggregator serves.
@@ -31,8 +32,8 @@ import Metrics
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("protocol-metrics-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let brokerPort = try freePort(), httpPort = try freePort()
-        try "listener \(brokerPort) 127.0.0.1\nallow_anonymous true\n".write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        let broker = try Broker(), httpPort = try freePort()
+        defer { broker.stop() }
         try """
             floors:
               - id: ground
@@ -42,16 +43,9 @@ import Metrics
             nodes:
               - { name: a, point: [0.3, 0.3, 2] }
             """.write(to: dir.appendingPathComponent("site.yaml"), atomically: true, encoding: .utf8)
-        let broker = Process()
-        broker.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        broker.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
-        broker.standardOutput = FileHandle.nullDevice
-        broker.standardError = FileHandle.nullDevice
-        try runUnmasked(broker)
-        defer { broker.terminate(); broker.waitUntilExit() }
         let aggregator = Process()
         aggregator.executableURL = URL(fileURLWithPath: try Binaries.path("whereabouts-aggregator"))
-        aggregator.arguments = ["--site", dir.appendingPathComponent("site.yaml").path, "--broker", "mqtt://127.0.0.1:\(brokerPort)",
+        aggregator.arguments = ["--site", dir.appendingPathComponent("site.yaml").path, "--broker", broker.url,
                                 "--db", dir.appendingPathComponent("tracks.db").path, "--http", "127.0.0.1:\(httpPort)"]
         let logFile = dir.appendingPathComponent("aggregator.log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -61,7 +55,7 @@ import Metrics
         defer { aggregator.terminate(); aggregator.waitUntilExit() }
         var exposition: String?
         for _ in 0..<100 where exposition == nil {
-            if let (status, body) = await httpGet("http://127.0.0.1:\(httpPort)/metrics"), status == 200 { exposition = body; break }
+            if let (status, body) = await httpGet("http://127.0.0.1:\(httpPort)/metrics"), status == 200 { exposition = String(decoding: body, as: UTF8.self); break }
             try await Task.sleep(for: .milliseconds(100))
         }
         let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
