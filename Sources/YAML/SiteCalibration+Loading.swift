@@ -24,6 +24,8 @@ extension SiteCalibration {
 public struct CalibratedSite: Sendable {
     public var site: Site
     public var calibrationPath: String?
+    /// Where the site file's entries are, for problems found after decoding (the broker settings).
+    public var locations: SiteLocations
     public var problems: [(path: String, problem: SiteProblem)]
     public var errors: [(path: String, problem: SiteProblem)] { problems.filter { $0.problem.severity == .error } }
 
@@ -32,7 +34,7 @@ public struct CalibratedSite: Sendable {
     /// not have is an error: it was fitted for another site.
     public static func load(sitePath: String, calibration flag: String?) -> CalibratedSite {
         let decoded = Site.load(path: sitePath)
-        var out = CalibratedSite(site: decoded.site, calibrationPath: nil, problems: decoded.problems.map { (sitePath, $0) })
+        var out = CalibratedSite(site: decoded.site, calibrationPath: nil, locations: decoded.locations, problems: decoded.problems.map { (sitePath, $0) })
         guard decoded.errors.isEmpty else { return out }
         guard let path = flag ?? decoded.site.calibration.map({ SiteCalibration.path($0, besideSite: sitePath) }) else { return out }
         let (calibration, problems) = SiteCalibration.load(path: path)
