@@ -6,14 +6,15 @@
 // neither Foundation nor a C module.
 //
 // The lab (Lab, whereabouts-lab, LabTests) measures the product and ships in no product: the
-// walk and scenario accuracy report, the walk oracle, the dataset parser, the track pictures
-// and the accuracy gate. (The simulator's own oracle, Simulation/Oracle*.swift, still lives in
-// Simulation: it reads the simulated channel's internals.) It is a target of this package, not a tools/lab package of its own,
-// because it needs internals of Positioning and Simulation opened only as far as `public`
-// allows (a second package would see the same), because one `swift build --build-tests`
-// with the import check then covers it, and because `make test` runs its gate with the
-// rest; no product lists it, so the operator's `whereabouts` never links it. Options, the tools' command line, is pure in its parsing and line reading but takes
-// from Glibc the few POSIX calls every main needs (standard error, signals, read(2) on a
+// walk and scenario accuracy report, the walk oracle, the simulator's oracle (Lab/Oracle*.swift),
+// the dataset parser, the track pictures and the accuracy gate. It is a target of this package,
+// not a tools/lab package of its own: the simulator's oracle reads Simulation's internals (the
+// simulated channel, each device's true power and track), which `package` access opens to this
+// package's targets only, where a second package would need them `public` in the product's API;
+// one `swift build --build-tests` with the import check then covers it; and `make test` runs its
+// gate with the rest. No product lists it, so the operator's `whereabouts` never links it.
+// Options, the tools' command line, is pure in its parsing and line reading but takes from
+// Glibc the few POSIX calls every main needs (standard error, signals, read(2) on a
 // descriptor, opening a named file): never Foundation, never a C library of ours.
 import PackageDescription
 

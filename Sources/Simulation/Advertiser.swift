@@ -3,14 +3,14 @@ import Wire
 
 /// A device while the simulation runs: when it advertises next, the address and bytes it
 /// sends, and its track.
-struct Advertiser: Sendable {
-    let spec: DeviceSpec
-    let id: String
+package struct Advertiser: Sendable {
+    package let spec: DeviceSpec
+    package let id: String
     let kind: ReadingKind
-    let track: Track
+    package let track: Track
     /// What it really sends at 1 m: the announced power plus its own error.
-    let truePower: Double
-    let bodyLoss: Double
+    package let truePower: Double
+    package let bodyLoss: Double
     /// The key of a phone; `nil` for beacons and fixed addresses.
     let irk: IdentityResolvingKey?
     /// Whether its readings carry its id: false for a stranger's phone nobody has the key of.

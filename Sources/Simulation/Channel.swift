@@ -31,19 +31,19 @@ struct ShadowingField: Sendable {
 
 /// The radio channel from a device to one node: the mean received power and the draw of
 /// one packet.
-struct Channel: Sendable {
-    let effects: ChannelEffects
-    let world: World
+package struct Channel: Sendable {
+    package let effects: ChannelEffects
+    package let world: World
     /// 10·n, for `10·n·log10(d)`.
-    let slope: Double
+    package let slope: Double
     /// Per node: its receiver offset (dB) and one shadowing field per floor.
-    let rxOffsets: [Double]
+    package let rxOffsets: [Double]
     let fields: [[ShadowingField]]
 
     /// The mean RSSI at node `n` of a device sending `txPower` at 1 m from `state`, before
     /// fading: path loss, walls or floors between, shadowing, the carrier's body, the
     /// node's receiver offset.
-    func meanRSSI(_ state: Track.State, txPower: Double, bodyLoss: Double, node n: Int) -> Double {
+    package func meanRSSI(_ state: Track.State, txPower: Double, bodyLoss: Double, node n: Int) -> Double {
         // Each term in the order it was always added, so every draw's rounding stays the same.
         var rssi = txPower + rxOffsets[n] - pathLoss(state.position, node: n)
         rssi -= obstruction(state.position.xy, floor: state.floor, node: n)
@@ -53,7 +53,7 @@ struct Channel: Sendable {
     }
 
     /// `10·n·log10(d)`, the distance `d` to node `n` (3-D) at least 0.1 m.
-    func pathLoss(_ p: Point3, node n: Int) -> Double {
+    package func pathLoss(_ p: Point3, node n: Int) -> Double {
         let node = world.nodePoints[n]
         let dx = node.x - p.x, dy = node.y - p.y, dz = node.z - p.z
         let horizontal = (dx * dx + dy * dy).squareRoot()
@@ -63,7 +63,7 @@ struct Channel: Sendable {
 
     /// dB lost between `p` on `floor` and node `n`: the walls crossed when the node stands on
     /// that floor, else the floors between.
-    func obstruction(_ p: Point2, floor: Int, node n: Int) -> Double {
+    package func obstruction(_ p: Point2, floor: Int, node n: Int) -> Double {
         let nodeFloor = world.nodeFloors[n]
         if nodeFloor == floor {
             return world.wallLoss(floor, p, world.nodePoints[n].xy, doorWidth: effects.doorWidth)
@@ -72,13 +72,13 @@ struct Channel: Sendable {
     }
 
     /// The shadowing (dB) of node `n`'s field for `floor` at `p`.
-    func shadowing(_ p: Point2, floor: Int, node n: Int) -> Double {
+    package func shadowing(_ p: Point2, floor: Int, node n: Int) -> Double {
         fields[n][floor].value(at: p)
     }
 
     /// dB the carrier's body takes from node `n`: all of `bodyLoss` when the node is straight
     /// behind the walker, none when ahead.
-    func body(_ state: Track.State, bodyLoss: Double, node n: Int) -> Double {
+    package func body(_ state: Track.State, bodyLoss: Double, node n: Int) -> Double {
         let node = world.nodePoints[n]
         let dx = node.x - state.position.x, dy = node.y - state.position.y
         let horizontal = (dx * dx + dy * dy).squareRoot()

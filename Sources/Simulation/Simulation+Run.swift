@@ -19,10 +19,10 @@ extension Simulation {
     }
 
     /// Everything that changes while the simulation runs.
-    struct RunState {
-        var devices: [Advertiser]
+    package struct RunState {
+        package var devices: [Advertiser]
         var receivers: [Receiver]
-        let channel: Channel
+        package let channel: Channel
         /// Per device: the state its cached means were computed for, and the mean per node
         /// (NaN when out of range). A device standing still costs no geometry.
         var cachedState: [Track.State?]
@@ -35,7 +35,7 @@ extension Simulation {
         var truthCount = 0
     }
 
-    func makeState() -> RunState {
+    package func makeState() -> RunState {
         let (receivers, channel) = makeNodes()
         let devices = makeDevices()
         return RunState(devices: devices, receivers: receivers, channel: channel,

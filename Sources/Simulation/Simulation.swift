@@ -25,7 +25,7 @@ public protocol SimulationOutput {
 public struct Simulation: Sendable {
     public let site: Site
     public let scenario: Scenario
-    let world: World
+    package let world: World
     /// Each device's key (phones only): the scenario's, the site's, or one drawn from the seed.
     let keys: [IdentityResolvingKey?]
     /// Whether anyone knows the key: a phone whose key was drawn from the seed is a stranger,

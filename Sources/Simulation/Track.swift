@@ -3,7 +3,7 @@ import SiteModel
 
 /// Where a device is at each moment: a chain of legs (walks, stays, absences) covering the
 /// whole scenario, built once from its path. Times are seconds since the scenario's start.
-struct Track: Sendable {
+package struct Track: Sendable {
     struct Spot: Sendable, Equatable {
         var xy: Point2
         var floor: Int
@@ -20,11 +20,11 @@ struct Track: Sendable {
     }
 
     /// The device at one moment.
-    struct State: Sendable, Equatable {
-        var position: Point3
-        var floor: Int
-        var heading: Point2
-        var away: Bool
+    package struct State: Sendable, Equatable {
+        package var position: Point3
+        package var floor: Int
+        package var heading: Point2
+        package var away: Bool
     }
 
     var legs: [Leg]
@@ -32,7 +32,7 @@ struct Track: Sendable {
     let height: Double
 
     /// The device at `t`; before the first leg it is at its start, after the last at its end.
-    func state(at t: Double, in world: World) -> State {
+    package func state(at t: Double, in world: World) -> State {
         let i = legIndex(at: t)
         let leg = legs[i]
         let span = leg.end - leg.start

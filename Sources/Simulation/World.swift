@@ -3,13 +3,13 @@ import SiteModel
 
 /// The site as the simulation needs it: floors stacked by height, each node placed on the
 /// floor it physically stands on, rooms found by point, and the walls between two points.
-struct World: Sendable {
-    let site: Site
+package struct World: Sendable {
+    package let site: Site
     /// Each floor's storey counted from the lowest (floors at the same height share one).
     let levels: [Int]
     /// Each node's floor index, and its position.
     let nodeFloors: [Int]
-    let nodePoints: [Point3]
+    package let nodePoints: [Point3]
     /// Per floor, every wall's segments in the site's order, and where its doors are: the
     /// channel walks them for every line it draws, so they are laid out flat once.
     let segments: [[(p: Point2, q: Point2, attenuation: Double)]]

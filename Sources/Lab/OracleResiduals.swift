@@ -1,3 +1,4 @@
+import Simulation
 import Wire
 
 /// How far the readings lie from the channel's own model at the devices' true positions: the

@@ -1,3 +1,5 @@
+import ElementaryFunctions
+import Simulation
 import Wire
 import SiteModel
 

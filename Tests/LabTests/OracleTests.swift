@@ -1,6 +1,7 @@
 import BLE
 import Foundation
-@testable import Simulation
+@testable import Lab
+import Simulation
 import Testing
 import Wire
 import SiteModel

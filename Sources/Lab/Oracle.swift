@@ -1,3 +1,4 @@
+import Simulation
 import Wire
 import SiteModel
 
