@@ -4,8 +4,8 @@ import Wire
 /// node in the payload and is in the site; sequence gaps are counted and replayed batches
 /// refused; a node whose clock is off is corrected from batch time versus arrival.
 ///
-/// No one batch may wedge a node (docs/operations.md §12 "Which batches and readings are
-/// refused"). A replay is exactly a batch the node's stream has had: the same (`seq`, `t`) as
+/// No one batch may wedge a node (docs/operations.md#which-batches-and-readings-are-refused).
+/// A replay is exactly a batch the node's stream has had: the same (`seq`, `t`) as
 /// one of its last `recentBatches` accepted, whatever the clock mode, so neither a batch with a
 /// wild `seq` or time nor an edge restarting with its clock behind makes later batches replays.
 /// A batch stamped more than `maxAhead` after its arrival (beyond the node's last trusted clock

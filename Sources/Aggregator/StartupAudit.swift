@@ -7,7 +7,7 @@ import Glibc
 /// served beyond this host without a token. Warnings only: the service runs either way, as
 /// the operator chose.
 ///
-/// Group-readable is fine: the documented install (operations.md §5) gives these files to
+/// Group-readable is fine: the documented install (docs/operations.md#the-aggregator) gives these files to
 /// root with the service's group, mode 0640, so the service reads them and cannot change them.
 public enum StartupAudit {
     /// One line per problem, for the log.

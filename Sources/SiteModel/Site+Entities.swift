@@ -98,7 +98,7 @@ extension SiteDecoder {
             }
             return
         }
-        // A reading's id is compared byte for byte: a §1 id spelled otherwise never matches. A
+        // A reading's id is compared byte for byte: an id of docs/protocol.md#device-ids spelled otherwise never matches. A
         // warning, not an error: an ESPresense-companion file loads as it is. Any other id
         // (aliases, `tile:…`, patterns) may come from a dialect, which keeps ids as they are.
         if let advice = DeviceIDSyntax.neverMatches(id) {

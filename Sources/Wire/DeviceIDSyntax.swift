@@ -47,7 +47,7 @@ public enum DeviceIDSyntax {
     }
 
     /// The warning for a site's device id that is a docs/protocol.md#device-ids id in another spelling (capitals,
-    /// padding), which no reading can carry; nil for every other id. An id in no §1 form at
+    /// padding), which no reading can carry; nil for every other id. An id in no docs/protocol.md#device-ids form at
     /// all (an ESPresense alias, `tile:…`, `apple:…`) may still arrive from a dialect, which
     /// passes its ids through unchanged, so it says nothing about matching.
     public static func neverMatches(_ id: String) -> String? {

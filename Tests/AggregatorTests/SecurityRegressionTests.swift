@@ -23,7 +23,7 @@ private func file(_ name: String, mode: Int) throws -> String {
     return url.path
 }
 
-/// The documented install (operations.md §5: root-owned, the service's group, mode 0640) draws
+/// The documented install (docs/operations.md#the-aggregator: root-owned, the service's group, mode 0640) draws
 /// no warning; bits for every user or a group that may write do, each named with its mode.
 @Test func secretsEveryUserCanReachAreNamedAndGroupReadableOnesAreNot() throws {
     var site = Site()

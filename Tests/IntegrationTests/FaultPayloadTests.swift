@@ -65,7 +65,7 @@ func badPayloadsAreRefusedAndCountedByReasonWhileTrafficFlows() async throws {
     let seq21 = Array(#"{"v":1,"node":"attic","seq":21,"t":\#(t2),"site":"x","readings":[\#(reading(t: t2))]}"#.utf8)
     try collector.client.publish(topic, seq21, qos: .atLeastOnce)
     // That batch again (a redelivery): the same seq and time. The same seq with another time is
-    // not a copy of it and is judged as any batch (operations.md §12).
+    // not a copy of it and is judged as any batch (docs/operations.md#which-batches-and-readings-are-refused).
     try collector.client.publish(topic, seq21, qos: .atLeastOnce)
 
     let expected: [String: Double] = ["oversized": 1, "malformed": 6, "version": 1, "node_mismatch": 1,
