@@ -143,10 +143,18 @@ extension ProtocolExampleTests {
             else { throw DocError("usage line before any `\(binary)`: \(line)") }
         }
         try require(!synopses.isEmpty, "shows no synopsis")
-        var differences: [String] = []
+        // A command with several usage lines (calibrate's two modes) is compared as a whole: its
+        // lines in the doc, in order, against the binary's usage lines, in order.
+        var commands: [[String]] = [], shown: [[String]: [String]] = [:]
         for synopsis in synopses.map(folded) {
             let words = synopsis.split(separator: " ").map(String.init)
             let command = binary == "whereabouts" && words.count > 1 ? [words[1]] : []
+            if shown[command] == nil { commands.append(command) }
+            shown[command, default: []].append(synopsis)
+        }
+        var differences: [String] = []
+        for command in commands {
+            let synopsis = shown[command, default: []].joined(separator: " ")
             let made = folded(try Binaries.synopsis(try Binaries.help(binary, command)))
             if synopsis != made {
                 differences.append("the doc shows\n  \(synopsis)\nbut `\(([binary] + command).joined(separator: " ")) --help` makes\n  \(made)")
