@@ -58,13 +58,14 @@ public struct ReceiverOffsetSystem: Sendable {
     }
 }
 
-/// Gaussian elimination with partial pivoting on a row-major `size × size` system.
-public func solveLinear(_ matrix: [Double], _ vector: [Double], size n: Int) -> [Double]? {
+/// Gaussian elimination with partial pivoting on a row-major `size × size` system; `nil` when a
+/// pivot is not above `pivotFloor` (singular, or nearly).
+public func solveLinear(_ matrix: [Double], _ vector: [Double], size n: Int, pivotFloor: Double = 1e-12) -> [Double]? {
     var a = matrix, b = vector
     for col in 0..<n {
         var pivot = col
         for r in col..<n where abs(a[r * n + col]) > abs(a[pivot * n + col]) { pivot = r }
-        guard abs(a[pivot * n + col]) > 1e-12 else { return nil }
+        guard abs(a[pivot * n + col]) > pivotFloor else { return nil }
         if pivot != col {
             for c in 0..<n { a.swapAt(col * n + c, pivot * n + c) }
             b.swapAt(col, pivot)

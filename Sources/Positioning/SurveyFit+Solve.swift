@@ -68,40 +68,11 @@ struct SurveySystem {
             a[size * m + groups + j] = 1
             a[(groups + j) * m + size] = 1
         }
-        return surveyElimination(a, b, size: m)
+        // The survey's normal equations scale with the readings: singular relative to their largest entry.
+        return solveLinear(a, b, size: m, pivotFloor: 1e-10 * max(a.map(abs).max() ?? 0, 1))
     }
 }
 
-/// Solves the row-major `size × size` system by Gaussian elimination with partial pivoting;
-/// `nil` when singular.
-func surveyElimination(_ matrix: [Double], _ vector: [Double], size n: Int) -> [Double]? {
-    var a = matrix, b = vector
-    let largest = a.map(abs).max() ?? 0
-    for col in 0..<n {
-        var pivot = col
-        for r in col..<n where abs(a[r * n + col]) > abs(a[pivot * n + col]) { pivot = r }
-        guard abs(a[pivot * n + col]) > 1e-10 * max(largest, 1) else { return nil }
-        if pivot != col {
-            for c in 0..<n { a.swapAt(col * n + c, pivot * n + c) }
-            b.swapAt(col, pivot)
-        }
-        for r in (col + 1)..<n {
-            let f = a[r * n + col] / a[col * n + col]
-            guard f != 0 else { continue }
-            for c in col..<n { a[r * n + c] -= f * a[col * n + c] }
-            b[r] -= f * b[col]
-        }
-    }
-    var x = [Double](repeating: 0, count: n)
-    for r in stride(from: n - 1, through: 0, by: -1) {
-        var s = b[r]
-        for c in (r + 1)..<n { s -= a[r * n + c] * x[c] }
-        x[r] = s / a[r * n + r]
-    }
-    return x
-}
-
-/// The median of `values` (0 when empty).
 func surveyMedian(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return 0 }
