@@ -30,7 +30,8 @@ sources() {
         btsnoop) echo "$root"/Sources/BLE/*.swift "$root/Tests/Fuzz/BtsnoopFuzz.swift" ;;
         batch) echo "$root"/Sources/Wire/*.swift "$root/Tests/Fuzz/BatchFuzz.swift" ;;
         dialect) echo "$root"/Sources/Wire/*.swift "$root/Tests/Fuzz/DialectFuzz.swift" ;;
-        site) echo "$root"/Sources/Wire/*.swift "$root"/Sources/YAML/*.swift "$root/Tests/Fuzz/SiteFuzz.swift" ;;
+        site) echo "$root"/Sources/Wire/*.swift "$root"/Sources/SiteModel/*.swift "$root"/Sources/YAML/*.swift \
+                   "$root/Tests/Fuzz/SiteFuzz.swift" ;;
         *) echo "unknown target '$1' (one of: ${all[*]})" >&2; exit 64 ;;
     esac
     echo "$root/Tests/Fuzz/Oracle.swift"
@@ -39,15 +40,28 @@ flags() { case $1 in site) echo "-I $root/Sources/CYAML -lyaml -lm" ;; batch|dia
 max_len() { case $1 in hci) echo 300 ;; dialect) echo 1024 ;; *) echo 4096 ;; esac; }
 dictionary() { case $1 in batch|dialect) echo "-dict=$root/Tests/Fuzz/json.dict" ;; site) echo "-dict=$root/Tests/Fuzz/yaml.dict" ;; esac; }
 
+# The site target compiles Wire, SiteModel and YAML as one module: their imports of each other
+# are taken out of copies of the files (an import of a module not built here is an error).
+merged() {
+    local target=$1 out="$dir/src/$1" f; shift
+    rm -rf "$out"; mkdir -p "$out"
+    for f in "$@"; do
+        sed -E '/^(public |internal )?import (Wire|SiteModel)$/d' "$f" > "$out/$(basename "$(dirname "$f")")-$(basename "$f")"
+    done
+    echo "$out"/*.swift
+}
+
 # Rebuilds a target only when one of its sources is newer than the binary.
 build() {
-    local target=$1 bin="$dir/bin/fuzz-$1" srcs
+    local target=$1 bin="$dir/bin/fuzz-$1" srcs compiled
     srcs=$(sources "$target")
     if [ -x "$bin" ] && [ -z "$(find $srcs -newer "$bin" 2>/dev/null)" ]; then return; fi
     echo "building fuzz-$target" >&2
+    # shellcheck disable=SC2086 # word splitting of the source list is intended
+    compiled=$(if [ "$target" = site ]; then merged "$target" $srcs; else echo $srcs; fi)
     # shellcheck disable=SC2086 # word splitting of the source list and flags is intended
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$(module "$target")" \
-        $srcs $(flags "$target") -o "$bin" 2> "$dir/logs/build-$target.log" \
+        $compiled $(flags "$target") -o "$bin" 2> "$dir/logs/build-$target.log" \
         || { cat "$dir/logs/build-$target.log" >&2; exit 1; }
 }
 
