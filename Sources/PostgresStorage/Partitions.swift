@@ -9,7 +9,7 @@ enum Partitions {
 
     /// The table name of a day's partition.
     static func name(of day: Int) -> String {
-        let (y, m, d) = civil(fromDays: day)
+        let (y, m, d) = ISO8601.civilFromDays(Int64(day))
         return "track_points_y\(y)m\(m < 10 ? "0" : "")\(m)d\(d < 10 ? "0" : "")\(d)"
     }
 
@@ -46,28 +46,6 @@ enum Partitions {
         let digits = name.split(whereSeparator: { !$0.isNumber })
         guard name.hasPrefix("track_points_y"), digits.count == 3,
               let y = Int(digits[0]), let m = Int(digits[1]), let d = Int(digits[2]) else { return nil }
-        return days(fromCivil: y, m, d)
-    }
-
-    /// Howard Hinnant's days-from-civil and its inverse (proleptic Gregorian, UTC).
-    static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        return Int(ISO8601.daysFromCivil(y, m, d))
     }
 }

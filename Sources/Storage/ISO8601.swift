@@ -1,6 +1,6 @@
 /// ISO 8601 dates and times in UTC, without Foundation: civil-date arithmetic on the
 /// proleptic Gregorian calendar (Howard Hinnant's days-from-civil).
-enum ISO8601 {
+package enum ISO8601 {
     /// `YYYY-MM-DD`, or that followed by `T` (or a space) `hh:mm[:ss[.fff]]` and `Z` or `±hh[:mm]`.
     static func parse(_ text: String) throws(TimeParseError) -> Double {
         let fail = TimeParseError(text: text, reason: TimeExpression.usage)
@@ -39,7 +39,7 @@ enum ISO8601 {
             + "\(pad(secs % 60, 2)).\(pad(ms % 1000, 3))Z"
     }
 
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+    package static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -49,7 +49,7 @@ enum ISO8601 {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+    package static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
