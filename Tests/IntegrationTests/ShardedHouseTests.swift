@@ -59,8 +59,15 @@ import Wire
         let one = try await run(site: site, shards: [nil], recording: recording, in: dir)
         let two = try await run(site: site, shards: ["0/2", "1/2"], recording: recording, in: dir)
 
-        #expect(one.events.count >= 10, "the house made \(one.events.count) events")
-        #expect(two.events == one.events)
+        #expect(one.events.values.reduce(0) { $0 + $1.count } >= 10, "the house made \(one.events) events")
+        // The same enters and exits, device by device and in order, at the same times within
+        // a second: the engine solves a device when event time passes its due time, and event
+        // time moves with every device's readings, of which a shard sees only its own; so a
+        // solve may fall one batch (250 ms) earlier or later, and its confidence differ.
+        #expect(two.events.mapValues { $0.map(\.what) } == one.events.mapValues { $0.map(\.what) }, "\(two.events) vs \(one.events)")
+        for (device, events) in one.events {
+            for (a, b) in zip(events, two.events[device] ?? []) { #expect(abs(a.t - b.t) < 1, "\(device) \(a.what): \(a.t) vs \(b.t)") }
+        }
         #expect(two.rooms == one.rooms && one.rooms.count == 5, "\(two.rooms) vs \(one.rooms)")
         #expect(two.occupancy == one.occupancy, "\(two.occupancy) vs \(one.occupancy)")
         #expect(one.occupancy.values.reduce(0) { $0 + $1.count } == 5)
@@ -105,8 +112,8 @@ import Wire
 
     /// What a run left on the broker and published.
     struct Outcome {
-        /// Every zone event's payload, sorted (two shards interleave theirs differently).
-        var events: [String] = []
+        /// Each device's zone events in order: "enter kitchen" and its time.
+        var events: [String: [(what: String, t: Double)]] = [:]
         /// Each device's last retained room.
         var rooms: [String: String] = [:]
         /// Each zone's last site occupancy: its devices as a set (a merge lists them by shard).
@@ -158,12 +165,14 @@ import Wire
                                                                 "whereabouts/shards/#"])
         try await collector.ready()
         let aggregators = try shards.map { shard in
-            try ShardProcess(site: site, broker: broker, shard: shard, log: dir.appendingPathComponent("agg-\(shard ?? "all").log"))
+            try ShardProcess(site: site, broker: broker, shard: shard, log: dir.appendingPathComponent("agg-\((shard ?? "all").replacingOccurrences(of: "/", with: "-")).log"))
         }
         let status = "whereabouts/aggregator/status"
         let up = await collector.wait(timeout: 30) { $0.last { $0.topic == status }.map(text) == "online" }
         #expect(up, "\(aggregators.map(\.output))")
-        if shards.count > 1 { try await Task.sleep(for: .seconds(2.5)) }   // shard 0 reads the shares first
+        // Past the warm-up's first 2 s (and shard 0's wait for the shares), so that no zone it
+        // publishes is read back as what the broker held before the start.
+        try await Task.sleep(for: .seconds(2.5))
 
         let publisher = try Collector(broker: broker, filters: [])
         try await publisher.ready()
@@ -183,7 +192,10 @@ import Wire
 
         var outcome = Outcome()
         let messages = collector.messages
-        outcome.events = messages.filter { $0.topic.hasSuffix("/events") }.map(text).sorted()
+        for m in messages where m.topic.hasSuffix("/events") {
+            let e = (try? JSONSerialization.jsonObject(with: Data(m.payload))) as? [String: Any] ?? [:]
+            outcome.events[e["device"] as? String ?? "", default: []].append(("\(e["type"] ?? "") \(e["zone"] ?? "")", e["t"] as? Double ?? 0))
+        }
         for m in messages {
             if m.topic.hasPrefix("whereabouts/devices/") { outcome.rooms[m.topic] = text(m) }
             if m.topic.hasPrefix("whereabouts/zones/"), m.topic.hasSuffix("/occupancy") { outcome.occupancy[m.topic] = occupants(m) }
