@@ -21,13 +21,14 @@ extension AggregatorCore {
         /// Event time of each site node's newest accepted reading, by engine node index.
         var lastHeard: [Double]
         /// How far behind the gap's end a reading may be and still be backfilled.
-        var horizon = AggregatorCore.defaultBackfillHorizon
+        var horizon: Double
         let readings: Counter
         let passes: Counter
         let overflow: Counter
 
-        init(nodes: Int, registry: Registry) {
+        init(nodes: Int, horizon: Double, registry: Registry) {
             lastHeard = Array(repeating: -.infinity, count: nodes)
+            self.horizon = horizon
             readings = registry.counter("whereabouts_backfill_readings_total",
                                         "Readings stamped inside a broker outage, solved by a backfill pass.").labels()
             passes = registry.counter("whereabouts_backfill_passes_total", "Backfill passes run, one per broker outage.").labels()
@@ -39,8 +40,6 @@ extension AggregatorCore {
         var holdsLive: Bool { lost != nil || gap != nil }
     }
 
-    /// Ten minutes: an edge's default buffer (100,000 readings) at 150 readings a second.
-    static let defaultBackfillHorizon = 600.0
     /// Event-time steps of a pass: readings up to each step are taken, then solved at it
     /// (the live engine solves at each batch's newest time, a node's batch every second or less).
     static let backfillStep = 0.1
@@ -75,20 +74,21 @@ extension AggregatorCore {
         if n < backfill.lastHeard.count { backfill.lastHeard[n] = max(backfill.lastHeard[n], newest) }
         guard var gap = backfill.gap else { return }
         backfill.gap = nil
-        var kept = 0
-        var tooOld = 0
+        var kept = 0, tooOld = 0, held: UInt64 = 0
         for r in raw {
             // Older than the horizon: refused as late, as the live engine refuses late readings.
             if r.t < gap.oldest { tooOld += 1; continue }
             guard gap.holds(r.t) else { raw[kept] = r; kept += 1; continue }
             if gap.add(node: Int32(n), id: r.id(in: ids), rssi: r.rssi, tx: r.tx, t: r.t) {
-                backfill.readings.add()
+                held += 1
             } else {
                 backfill.overflow.add()
             }
         }
         raw.removeLast(raw.count - kept)
         if tooOld > 0 { metrics.rejected(.late).add(UInt64(tooOld)) }
+        // Counted in `whereabouts_readings_total` (or refused under a reason) by the pass.
+        if held > 0 { backfill.readings.add(held) }
         gap.heard(node: Int32(n), at: newest)
         backfill.gap = gap
     }
@@ -113,19 +113,25 @@ extension AggregatorCore {
         var last: [String: DeviceUpdate] = [:]
         var i = 0
         var step = max(gap.start, readings.first?.t ?? gap.end)
+        var accepted = [UInt64](repeating: 0, count: site.nodes.count)
         while i < readings.count {
             step += Self.backfillStep
             while i < readings.count, readings[i].t < step {
-                ingest(readings[i], gap: gap, into: pass)
+                if ingest(readings[i], gap: gap, into: pass) {
+                    accepted[Int(readings[i].node)] += 1
+                } else if let why = pass.lastRejection {
+                    reject(why)
+                }
                 i += 1
             }
             solve(pass, to: min(step, gap.end), outputs: &outputs, last: &last, into: &effects)
         }
         solve(pass, to: gap.end, outputs: &outputs, last: &last, into: &effects)
+        for (n, count) in accepted.enumerated() where count > 0 { metrics.readings(site.nodes[n].name).add(count) }
         for id in pass.trackedIds { engine.adoptDevice(id, from: pass) }
         // The live engine's smoothing window reaches back into the gap at its next solves.
         let window = site.positioning.window
-        for r in readings where r.t >= gap.end - window { ingest(r, gap: gap, into: engine) }
+        for r in readings where r.t >= gap.end - window { _ = ingest(r, gap: gap, into: engine) }
         // Each device's latest state, published as the live one (after the state published
         // before the outage, so no topic goes back in time).
         for u in last.values.sorted(by: { $0.t < $1.t }) { apply(update: u, backfilled: true, into: &effects) }
@@ -133,10 +139,10 @@ extension AggregatorCore {
             + "of event time" + (gap.overflow > 0 ? "; \(gap.overflow) more refused (the pass holds \(Backfill.maxReadings) at most)" : ""))
     }
 
-    private func ingest(_ r: Backfill.Held, gap: Backfill, into target: Engine) {
+    private func ingest(_ r: Backfill.Held, gap: Backfill, into target: Engine) -> Bool {
         var id = gap.ids[Int(r.device)]
-        id.withUTF8 { bytes in
-            _ = target.ingest(nodeIndex: Int(r.node), id: UnsafeRawBufferPointer(bytes), rssi: Int(r.rssi),
+        return id.withUTF8 { bytes in
+            target.ingest(nodeIndex: Int(r.node), id: UnsafeRawBufferPointer(bytes), rssi: Int(r.rssi),
                               tx: r.tx == BatchReading.noTx ? nil : Int(r.tx), t: r.t)
         }
     }

@@ -71,7 +71,8 @@ final class AggregatorCore {
         self.publisher = Publisher(site: site, topics: topics)
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
         self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
-        self.backfill = BackfillState(nodes: site.nodes.count, registry: metrics.registry)
+        self.backfill = BackfillState(nodes: site.nodes.count, horizon: site.positioning.backfillHorizon,
+                                      registry: metrics.registry)
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -319,7 +320,7 @@ final class AggregatorCore {
     func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
 
     /// Maps the engine's refusals to the metric's reasons.
-    private func reject(_ why: Rejection) {
+    func reject(_ why: Rejection) {
         switch why {
         case .late: reject(RejectReason.late)
         case .excluded: reject(RejectReason.excluded)

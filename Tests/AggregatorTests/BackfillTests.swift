@@ -42,8 +42,10 @@ private struct Run {
     var backfilledPoints: [Double] = [], livePoints: [Double] = []
     let topics = Topics()
 
-    init() {
-        core = AggregatorCore(site: twoRoomSite(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: metrics,
+    init(horizon: Double? = nil) {
+        var site = twoRoomSite()
+        if let horizon { site.positioning.backfillHorizon = horizon }
+        core = AggregatorCore(site: site, topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: metrics,
                               log: { _ in })
     }
 
@@ -104,6 +106,7 @@ private struct Run {
     }
 
     #expect(outage.late == 0)
+    for node in nodes { #expect(outage.metrics.readings(node.name).current == plain.metrics.readings(node.name).current, "\(node.name)") }
     let expected = plain.events.map { "\($0.0.type) \($0.0.zone)" }
     #expect(expected == ["enter west", "exit west", "enter east"])
     #expect(outage.events.map { "\($0.0.type) \($0.0.zone)" } == expected)
@@ -119,8 +122,7 @@ private struct Run {
 }
 
 @Test func readingsOlderThanTheHorizonAreLateAsBefore() throws {
-    var run = Run()
-    run.core.backfill.horizon = 30
+    var run = Run(horizon: 30)
     for s in 1...20 {
         for node in nodes { run.deliver(node, seq: UInt64(s), t: Double(s), arrival: Double(s) + 0.05) }
         run.tick(Double(s) + 0.5)
