@@ -68,7 +68,7 @@ extension AggregatorCore {
 
     /// Takes the readings of `raw` that belong to the open gap out of it, into the gap; notes
     /// what node `n` delivered. Called for every batch (one compare when no gap is open).
-    func divertToBackfill(node n: Int, ids: UnsafeRawBufferPointer) {
+    func divertToBackfill(node n: Int, ids: UnsafeRawBufferPointer, arrival: Double) {
         var newest = -Double.infinity
         for r in raw { newest = max(newest, r.t) }
         if n < backfill.lastHeard.count { backfill.lastHeard[n] = max(backfill.lastHeard[n], newest) }
@@ -79,7 +79,7 @@ extension AggregatorCore {
             // Older than the horizon: refused as late, as the live engine refuses late readings.
             if r.t < gap.oldest { tooOld += 1; continue }
             guard gap.holds(r.t) else { raw[kept] = r; kept += 1; continue }
-            if gap.add(node: Int32(n), id: r.id(in: ids), rssi: r.rssi, tx: r.tx, t: r.t) {
+            if gap.add(node: Int32(n), id: r.id(in: ids), rssi: r.rssi, tx: r.tx, t: r.t, wall: arrival) {
                 held += 1
             } else {
                 backfill.overflow.add()
@@ -87,10 +87,22 @@ extension AggregatorCore {
         }
         raw.removeLast(raw.count - kept)
         if tooOld > 0 { metrics.rejected(.late).add(UInt64(tooOld)) }
-        // Counted in `whereabouts_readings_total` (or refused under a reason) by the pass.
-        if held > 0 { backfill.readings.add(held) }
+        // Accepted: counted in `whereabouts_readings_total` now, as the live engine's are; the
+        // pass counts what it refuses (an excluded id, a full engine) under its reason as well.
+        if held > 0 {
+            backfill.readings.add(held)
+            metrics.readings(site.nodes[n].name).add(held)
+        }
         gap.heard(node: Int32(n), at: newest)
         backfill.gap = gap
+    }
+
+    /// A clean stop with a gap still gathered: its pass runs first, so what the edges delivered
+    /// is stored before the visits are closed.
+    func backfillBeforeShutdown(into effects: inout [Effect]) {
+        guard backfill.gap != nil else { return }
+        runBackfill(into: &effects)
+        backfill.lost = nil
     }
 
     /// Runs the pass if its gap is complete (every node caught up, or the wait is over).
@@ -113,21 +125,15 @@ extension AggregatorCore {
         var last: [String: DeviceUpdate] = [:]
         var i = 0
         var step = max(gap.start, readings.first?.t ?? gap.end)
-        var accepted = [UInt64](repeating: 0, count: site.nodes.count)
         while i < readings.count {
             step += Self.backfillStep
             while i < readings.count, readings[i].t < step {
-                if ingest(readings[i], gap: gap, into: pass) {
-                    accepted[Int(readings[i].node)] += 1
-                } else if let why = pass.lastRejection {
-                    reject(why)
-                }
+                if !ingest(readings[i], gap: gap, into: pass), let why = pass.lastRejection { reject(why) }
                 i += 1
             }
             solve(pass, to: min(step, gap.end), outputs: &outputs, last: &last, into: &effects)
         }
         solve(pass, to: gap.end, outputs: &outputs, last: &last, into: &effects)
-        for (n, count) in accepted.enumerated() where count > 0 { metrics.readings(site.nodes[n].name).add(count) }
         for id in pass.trackedIds { engine.adoptDevice(id, from: pass) }
         // The live engine's smoothing window reaches back into the gap at its next solves.
         let window = site.positioning.window

@@ -128,6 +128,7 @@ final class AggregatorCore {
     /// empty room or an `away` published at a stop reads as everyone leaving, to be undone at
     /// the next start (docs/operations.md, Home Assistant).
     func shutdown(wall: Double, into effects: inout [Effect]) {
+        backfillBeforeShutdown(into: &effects)
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
         changedZones.removeAll(keepingCapacity: true)
@@ -174,7 +175,7 @@ final class AggregatorCore {
     /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
-        divertToBackfill(node: n, ids: payload)
+        divertToBackfill(node: n, ids: payload, arrival: arrival)
         let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
         finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
         backfillIfDue(wall: arrival, into: &effects)

@@ -23,6 +23,8 @@ struct Backfill {
     private(set) var readings: [Held] = []
     /// Readings refused because `maxReadings` were held already.
     private(set) var overflow = 0
+    /// Wall time of the last reading held (or the broker's return).
+    private var lastHeld: Double
 
     /// One reading of the gap.
     struct Held {
@@ -44,6 +46,7 @@ struct Backfill {
         self.end = end
         self.oldest = end - horizon
         self.since = since
+        lastHeld = since
         waitingFor = nodes
     }
 
@@ -53,7 +56,8 @@ struct Backfill {
     func holds(_ t: Double) -> Bool { t < end && t >= oldest }
 
     /// Keeps one reading from node `node` with device id `id`; `false` when full.
-    mutating func add(node: Int32, id: String, rssi: Int16, tx: Int16, t: Double) -> Bool {
+    mutating func add(node: Int32, id: String, rssi: Int16, tx: Int16, t: Double, wall: Double) -> Bool {
+        lastHeld = wall
         guard readings.count < Self.maxReadings else { overflow += 1; return false }
         let device: Int32
         if let known = idIndex[id] {
@@ -73,8 +77,13 @@ struct Backfill {
         if t >= end { waitingFor.remove(node) }
     }
 
+    /// Seconds without a reading of the gap after which the nodes still waited for are given
+    /// up (an edge that lost its buffer, or was stopped): an edge reconnects within a few
+    /// seconds of the broker after an outage of a minute or two, and its backlog comes at once.
+    static let quiet = 15.0
+
     /// Whether the pass should run at wall time `wall`.
-    func isDue(wall: Double) -> Bool { waitingFor.isEmpty || wall - since >= Self.maxWait }
+    func isDue(wall: Double) -> Bool { waitingFor.isEmpty || wall - since >= Self.maxWait || wall - lastHeld >= Self.quiet }
 
     /// The readings in event-time order (stable: a node's own order kept for equal times).
     mutating func sorted() -> [Held] {
