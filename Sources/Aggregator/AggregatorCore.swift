@@ -54,6 +54,8 @@ final class AggregatorCore {
     /// Each site node's `whereabouts_node_clock_offset_seconds`, looked up once (a family's
     /// lookup allocates its labels).
     var clockGauges: [String: Gauge] = [:]
+    /// Broker outages and their backfill passes (`AggregatorCore+Backfill`).
+    var backfill: BackfillState
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics,
          shard: Shard = .whole, log: @escaping (String) -> Void = AggregatorCore.standardError) {
@@ -76,6 +78,8 @@ final class AggregatorCore {
         self.publisher = Publisher(site: site, topics: topics, occupancyTopics: shard.isWhole ? topics : topics.shard(shard.index))
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
         self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
+        self.backfill = BackfillState(nodes: site.nodes.count, horizon: site.positioning.backfillHorizon,
+                                      registry: metrics.registry)
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -124,6 +128,7 @@ final class AggregatorCore {
 
     /// Moves event time with the wall clock (for away detection) and publishes what follows.
     func tick(wall: Double, into effects: inout [Effect]) {
+        backfillIfDue(wall: wall, into: &effects)
         guard let clock = eventClock else { return }
         advance(to: clock.event + max(0, wall - clock.wall), into: &effects)
         publishOccupancy(into: &effects)
@@ -134,6 +139,7 @@ final class AggregatorCore {
     /// empty room or an `away` published at a stop reads as everyone leaving, to be undone at
     /// the next start (docs/operations.md, Home Assistant).
     func shutdown(wall: Double, into effects: inout [Effect]) {
+        backfillBeforeShutdown(into: &effects)
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
         changedZones.removeAll(keepingCapacity: true)
@@ -180,8 +186,10 @@ final class AggregatorCore {
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
         if !shard.isWhole { keepOwnReadings(node: node, ids: payload) }
+        divertToBackfill(node: n, ids: payload, arrival: arrival)
         let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
         finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
+        backfillIfDue(wall: arrival, into: &effects)
     }
 
     private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {
@@ -221,7 +229,9 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    private func advance(to t: Double, into effects: inout [Effect]) {
+    func advance(to t: Double, into effects: inout [Effect]) {
+        // While the broker is away or its backlog is gathered, event time stands (`AggregatorCore+Backfill`).
+        guard !backfill.holdsLive else { return }
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
         countEngineWork()
@@ -247,8 +257,9 @@ final class AggregatorCore {
         if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
     }
 
-    /// A device's update: kept for `/api/devices`, its room and state messages, its track point.
-    private func apply(update u: DeviceUpdate, into effects: inout [Effect]) {
+    /// A device's update: kept for `/api/devices`, its room and state messages, its track point
+    /// (`backfilled`: the last of a backfill pass, whose track point is stored already).
+    func apply(update u: DeviceUpdate, backfilled: Bool = false, into effects: inout [Effect]) {
         if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
         messages.removeAll(keepingCapacity: true)
         // The state deadband (`StatePolicy`) decides the state message only: the track,
@@ -266,7 +277,7 @@ final class AggregatorCore {
         // update that would replace it, and neither is ever dropped.
         let sheddable = outcome == .published && messages.count == 1 && u.room != nil
         for m in messages { effects.append(sheddable ? .state(m, device: u.id) : .publish(m)) }
-        if u.room != nil { effects.append(.track(u)) }
+        if u.room != nil, !backfilled { effects.append(.track(u)) }
         metrics.observe(u)
     }
 
@@ -285,7 +296,8 @@ final class AggregatorCore {
         metrics.devicesTracked.set(Double(states.count))
     }
 
-    private func emit(_ e: ZoneEvent, into effects: inout [Effect]) {
+    /// `late`: solved by a backfill pass, stored marked and published with `"late": true`.
+    func emit(_ e: ZoneEvent, late: Bool = false, into effects: inout [Effect]) {
         // A zone's occupancy lists every occupant, so it is made once per message or tick,
         // after all of that zone's events, not once per event (10,000 exits at a shutdown
         // made 10,000 payloads of up to 10,000 ids).
@@ -293,7 +305,7 @@ final class AggregatorCore {
         metrics.zoneEvents(e.zone, e.type.rawValue).add()
         metrics.zoneDevices(e.zone).set(Double(occupancy.count(of: e.zone)))
         if e.isRoom && e.type == .enter { metrics.roomChanges.add() }
-        effects.append(.event(e, [publisher.event(e)]))
+        effects.append(late ? .lateEvent(e, [publisher.event(e, late: true)]) : .event(e, [publisher.event(e)]))
     }
 
     /// Each zone whose occupants changed gets one occupancy message, published with the last
@@ -304,13 +316,14 @@ final class AggregatorCore {
         guard !changedZones.isEmpty else { return }
         let t = engine.watermark
         for (zone, index) in changedZones {
-            guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
+            guard effects.indices.contains(index), let (e, found, late) = effects[index].zoneEvent else { continue }
+            var messages = found
             guard !warmUp.warming || warmUp.publishes(zone: zone, occupants: occupancy.ids(of: zone), roomOf: { states[$0]?.room }) else {
                 warmUp.hold(zone)
                 continue
             }
             messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: t))
-            effects[index] = .event(e, messages)
+            effects[index] = late ? .lateEvent(e, messages) : .event(e, messages)
             warmUp.didPublish(zone)
         }
         changedZones.removeAll(keepingCapacity: true)
@@ -319,7 +332,7 @@ final class AggregatorCore {
     func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
 
     /// Maps the engine's refusals to the metric's reasons.
-    private func reject(_ why: Rejection) {
+    func reject(_ why: Rejection) {
         switch why {
         case .late: reject(RejectReason.late)
         case .excluded: reject(RejectReason.excluded)

@@ -191,6 +191,7 @@ public final class AggregatorService: @unchecked Sendable {
                 publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
             }
             core.warmUp.connected(at: now())
+            core.brokerBack(wall: now())
             // No occupancy here: the zones wait for the engine to place their devices again.
             var start = settings.homeAssistant ? discovery : []
             // After a reconnect the broker may have lost retained state: publish it again.
@@ -201,6 +202,9 @@ public final class AggregatorService: @unchecked Sendable {
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
             if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
+            effects.removeAll(keepingCapacity: true)
+            core.brokerLost(wall: now(), into: &effects)
+            perform()
         case .published:
             break   // not delivered: the client keeps acknowledgements for `takeAcknowledgements`
         }
@@ -256,6 +260,8 @@ public final class AggregatorService: @unchecked Sendable {
                 }
             case .event(let e, let messages): store(e, then: messages)
             case .track(let u): record(u)
+            case .backfilledTrack(let u): record(u, backfilled: true)
+            case .lateEvent(let e, let messages): store(e, then: messages, backfilled: true)
             case .nodeHealth(let node, let t, let telemetry, let online):
                 writer?.recordHealth(NodeHealth(node: node, t: t, adverts: telemetry?.adverts, dropped: telemetry?.dropped,
                                                 buffered: telemetry?.buffered, online: online))

@@ -90,7 +90,11 @@ public struct Ingest: Sendable {
 
         mutating func add(_ sample: Double, at arrival: Double, window: Double) -> Double {
             if arrival - since >= window {
-                previous = arrival - since >= 2 * window ? .infinity : current
+                // After a silence too (an outage of the broker): the first batches then are
+                // the oldest of the edge's backlog, whose transit is the outage; without the
+                // last estimate they would read as a clock that far behind and be moved to
+                // their arrival. A clock that really changed is followed a window later.
+                previous = current.isFinite ? current : previous
                 current = .infinity
                 since = arrival
             }

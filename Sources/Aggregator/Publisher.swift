@@ -198,7 +198,8 @@ struct Publisher {
     var deviceCount: Int { indices.count }
 
     /// `zones/<zone>/events`.
-    mutating func event(_ e: ZoneEvent) -> MQTTMessage {
+    /// `late`: solved by a backfill pass after a broker outage (docs/protocol.md, zone events).
+    mutating func event(_ e: ZoneEvent, late: Bool = false) -> MQTTMessage {
         writer.reset()
         writer.objectStart()
         writer.field("type", e.type.rawValue)
@@ -208,6 +209,7 @@ struct Publisher {
         writer.key("t"); writer.time(e.t)
         writer.field("confidence", e.confidence, decimals: 2)
         if let dwell = e.dwell { writer.field("dwell", dwell, decimals: 1) }
+        if late { writer.key("late"); writer.value(true) }
         writer.objectEnd()
         return MQTTMessage(topic: zoneTopics(e.zone).events, payload: writer.bytes, qos: .atLeastOnce, retain: false)
     }

@@ -129,7 +129,8 @@ struct SiteDecoder {
     }
 
     mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
-        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat"])
+        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat",
+                                                         "backfill_horizon"])
         else { return }
         if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
@@ -138,6 +139,7 @@ struct SiteDecoder {
         // Publishing only (the aggregator's state topic); 0 publishes every update.
         if let v = reader.number(f["state_deadband"], f.path("state_deadband"), within: 0...100) { site.positioning.stateDeadband = v }
         if let v = reader.duration(f["state_heartbeat"], f.path("state_heartbeat"), allowingZero: true) { site.positioning.stateHeartbeat = v }
+        if let v = reader.duration(f["backfill_horizon"], f.path("backfill_horizon"), allowingZero: true) { site.positioning.backfillHorizon = v }
     }
 
     mutating func decodeStorage(_ node: ConfigNode, _ key: String) {

@@ -133,6 +133,10 @@ public struct PositioningSettings: Sendable, Equatable {
     /// `state_heartbeat`: seconds after which a device's state is published again even though
     /// nothing in it changed beyond the deadband, so its `t` stays fresh. 0 publishes every update.
     public var stateHeartbeat: Double = 10
+    /// `backfill_horizon`: how far behind the end of a broker outage a reading the edges
+    /// buffered is still solved by the aggregator's backfill pass, not refused as late
+    /// (docs/operations.md, Outages and bursts). 0 backfills nothing.
+    public var backfillHorizon: Double = 600
     public init() {}
 }
 
