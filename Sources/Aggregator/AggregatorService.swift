@@ -179,7 +179,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .connected:
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
-            log("connected to \(settings.mqtt.broker)")
+            log("connected to \(client?.currentBroker ?? settings.mqtt.broker)")
             publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
             core.warmUp.connected(at: now())
             // No occupancy here: the zones wait for the engine to place their devices again.
@@ -191,7 +191,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
-            if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
+            if code != 0 { log("no connection to \(BrokerURL.listDescription(settings.mqtt.brokers)): \(reason); retrying") }
         case .published:
             break   // not delivered: the client keeps acknowledgements for `takeAcknowledgements`
         }
