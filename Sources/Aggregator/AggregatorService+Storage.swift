@@ -35,7 +35,8 @@ extension AggregatorService {
             try Schema.prepare(path: path)
             writer = TrackWriter(path: path, configuration: configuration, log: log, onCommit: onCommit)
         case .postgres(let url):
-            writerLock = try PostgresWriterLock(url: url)
+            // A leased aggregator's lock is its shard's lease, taken before it got here.
+            if !settings.leased { writerLock = try PostgresWriterLock(url: url) }
             try PostgresStore.prepare(url: url)
             writer = PostgresStore.writer(url: url, journal: PostgresStore.defaultJournal(), configuration: configuration,
                                           log: log, onCommit: onCommit)

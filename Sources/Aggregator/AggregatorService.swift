@@ -225,7 +225,8 @@ public final class AggregatorService: @unchecked Sendable {
         perform()
         scheduleCatchUp()
         // Events whose commit is late (a failing disk) are published anyway.
-        if let first = pending.first, now() - first.since > Self.commitPatience {
+        // Not for a leased one: what it publishes must be stored (`AggregatorSettings.leased`).
+        if !settings.leased, let first = pending.first, now() - first.since > Self.commitPatience {
             releasePending(upTo: pending.last?.ticket ?? .max)
         }
     }

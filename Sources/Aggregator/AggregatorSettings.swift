@@ -28,6 +28,11 @@ public struct AggregatorSettings: Sendable {
     public var version = ""
     /// Seconds a clean shutdown may spend flushing events and the database.
     public var shutdownGrace = 5.0
+    /// Run as the holder of its shard's lease (`--standby`, `StandbyLease`): events are
+    /// published only once stored, never "anyway" while the store refuses writes (the next
+    /// holder recovers the shard from the store, so what was published must be there), and
+    /// the lease stands for the store's writer lock.
+    public var leased = false
 
     public init(site: Site, mqtt: MQTTOptions, database: String?, http: String?) {
         self.site = site
