@@ -16,6 +16,9 @@ final class AggregatorCore {
     let engine: Engine
     var ingest: Ingest
     let dialects: [Dialect]
+    /// This aggregator's share of the site's partitions (`--shard I/N`; the whole site by default).
+    let shard: Shard
+    let partitions: Partitioning
     let metrics: AggregatorMetrics
     var publisher: Publisher
     private(set) var occupancy: Occupancy
@@ -34,11 +37,11 @@ final class AggregatorCore {
     /// (`Topics.nodeReadings`) is kept: a node's name can be spelt in many `%XX` escapes, each
     /// naming the same node, and anyone publishing those could otherwise grow the cache
     /// without end. Other topics are parsed every time, so the cache is as big as the site.
-    private var readingsTopics: [String: String] = [:]
+    private var readingsTopics: [String: (node: String, partition: Int?)] = [:]
     /// Topics cached (tests: the cache stays as big as the site).
     var cachedReadingsTopics: Int { readingsTopics.count }
     /// The readings of the batch being handled (reused).
-    private var raw: [BatchReading] = []
+    var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
@@ -53,8 +56,10 @@ final class AggregatorCore {
     var clockGauges: [String: Gauge] = [:]
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics,
-         log: @escaping (String) -> Void = AggregatorCore.standardError) {
+         shard: Shard = .whole, log: @escaping (String) -> Void = AggregatorCore.standardError) {
         self.site = site
+        self.shard = shard
+        self.partitions = Partitioning(count: site.partitions) ?? .single
         self.log = log
         self.topics = topics
         // A held fix says nothing new (same place, room and zones as the state already
@@ -66,7 +71,9 @@ final class AggregatorCore {
         self.ingest = Ingest(topics: topics, knownNodes: site.nodes.map(\.name), clockMode: clockMode)
         self.dialects = dialects
         self.metrics = metrics
-        self.publisher = Publisher(site: site, topics: topics)
+        // A shard's occupancy is its share only, under `<p>/shards/<I>`; shard 0 publishes the
+        // site's sum (`SiteOccupancy`).
+        self.publisher = Publisher(site: site, topics: topics, occupancyTopics: shard.isWhole ? topics : topics.shard(shard.index))
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
         self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
     }
@@ -81,18 +88,20 @@ final class AggregatorCore {
 
     private func route(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch?, arrival: Double,
                        into effects: inout [Effect]) {
-        if let prepared, let node = readingsTopics[topic] {
-            return readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
+        if let prepared, let (node, partition) = readingsTopics[topic] {
+            return readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)
+        }
+        if let (node, partition) = topics.parseReadingsTopic(topic) {
+            if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node, partition: partition) { readingsTopics[topic] = (node, partition) }
+            if let prepared {
+                readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)
+            } else {
+                readings(node: node, topic: topic, payload: payload, arrival: arrival, into: &effects)
+            }
+            return
         }
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
-            case "readings":
-                if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node) { readingsTopics[topic] = node }
-                if let prepared {
-                    readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
-                } else {
-                    readings(node: node, topic: topic, payload: payload, arrival: arrival, into: &effects)
-                }
             // A node the site does not name gets no status and no metric label: anyone on the
             // broker could otherwise add `whereabouts_node_up` series without end.
             case "status" where engine.index(ofNode: node) == nil, "telemetry" where engine.index(ofNode: node) == nil:
@@ -105,6 +114,8 @@ final class AggregatorCore {
         }
         for dialect in dialects {
             guard let (node, reading) = try? dialect.reading(topic: topic, payload: payload, arrival: arrival) else { continue }
+            // Every shard hears the dialects: each keeps its own devices' readings.
+            guard shard.isWhole || owns(reading.id) else { return metrics.shardSkipped.add() }
             accept(node: node, readings: CollectionOfOne(reading), arrival: arrival, into: &effects)
             return
         }
@@ -130,11 +141,11 @@ final class AggregatorCore {
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
     /// `node`: the node its topic names.
-    private func readings(node: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
+    private func readings(node: String, partition: Int?, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
         var bad = prepared.badReadings
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
-        let result = ingest.accept(topicNode: node, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
+        let result = ingest.accept(topicNode: node, partition: partition, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
         prepared.ids.withUnsafeBytes { ids in
             accepted(result, node: node, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
         }
@@ -156,10 +167,9 @@ final class AggregatorCore {
         case .success(let batch):
             metrics.batches.add()
             accept(node: batch.node, ids: ids, hashed: hashed, arrival: arrival, into: &effects)
-            if let stream = ingest.nodes[batch.node] {
-                let counter = metrics.missedBatches(batch.node)
-                if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
-            }
+            let missed = ingest.lastPartition == nil ? ingest.nodes[batch.node]?.missedBatches ?? 0 : ingest.missedBatches(of: batch.node)
+            let counter = metrics.missedBatches(batch.node)
+            if missed > counter.current { counter.add(missed - counter.current) }
             observeClock(node: batch.node)
         case .failure(let error):
             refused(error, node: node)
@@ -169,6 +179,7 @@ final class AggregatorCore {
     /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
+        if !shard.isWhole { keepOwnReadings(node: node, ids: payload) }
         let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
         finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
     }

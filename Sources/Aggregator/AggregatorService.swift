@@ -48,6 +48,8 @@ public final class AggregatorService: @unchecked Sendable {
     private var cpuSampling = CPUSampling()
     private(set) var stopping = false
     private var catchUpScheduled = false
+    /// A shard's status, the site's status and (shard 0) the site's occupancy; nil for the whole site.
+    let sharding: Sharding?
     /// Home Assistant discovery (`Discovery`), made once, and its topics.
     private(set) lazy var discovery: [MQTTMessage] = {
         var d = Discovery(site: settings.site, topics: settings.topics, version: settings.version)
@@ -70,7 +72,8 @@ public final class AggregatorService: @unchecked Sendable {
         self.log = log
         metrics = AggregatorMetrics()
         core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
-                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, log: log)
+                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, shard: settings.shard, log: log)
+        sharding = settings.shard.isWhole ? nil : Sharding(shard: settings.shard)
         ProcessMetrics.register(in: metrics.registry)
         // Counted when scraped, on the work queue, from the states the core keeps.
         metrics.registry.collect("whereabouts_devices_present", "Devices in a room, by floor.", labels: ["floor"]) { [weak self] in
@@ -115,6 +118,7 @@ public final class AggregatorService: @unchecked Sendable {
         // the discovery configs retained, to clear those of entities we no longer make.
         try client.subscribe(core.retainedOccupancy, qos: .atLeastOnce)
         if settings.homeAssistant { try client.subscribe(Self.retainedDiscovery, qos: .atLeastOnce) }
+        if let sharding { try startSharding(sharding, client: client) }
         try client.start()
         if let address = settings.http {
             http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)
@@ -145,6 +149,7 @@ public final class AggregatorService: @unchecked Sendable {
             writer?.close()
             releasePending(upTo: .max)
         }
+        if let sharding { stopSharding(sharding, timeout: settings.shutdownGrace) }
         if client != nil {
             waitForAcknowledgements(timeout: settings.shutdownGrace)
             client?.disconnect()
@@ -162,6 +167,7 @@ public final class AggregatorService: @unchecked Sendable {
             takeAcknowledgements()
             let arrival = now()
             let prepared = m.prepared as? PreparedBatch
+            if prepared == nil, let sharding, handleShardMessage(m, sharding) { return }
             // A readings batch is prepared; anything else may be our own occupancy read back.
             if prepared == nil, m.payload.withUnsafeBytes({ core.readBack(topic: m.topic, payload: $0) }) { return }
             if prepared == nil, m.topic.hasPrefix("homeassistant/") { return readBackDiscovery(m) }
@@ -180,7 +186,10 @@ public final class AggregatorService: @unchecked Sendable {
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
             log("connected to \(client?.currentBroker ?? settings.mqtt.broker)")
-            publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
+            // A shard's site status follows every shard's (`AggregatorService+Shards`).
+            if let sharding { shardingConnected(sharding) } else {
+                publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
+            }
             core.warmUp.connected(at: now())
             // No occupancy here: the zones wait for the engine to place their devices again.
             var start = settings.homeAssistant ? discovery : []
@@ -223,6 +232,7 @@ public final class AggregatorService: @unchecked Sendable {
             if settings.homeAssistant { try? client?.unsubscribe(Self.retainedDiscovery) }
         }
         perform()
+        if let sharding { shardingTick(sharding) }
         scheduleCatchUp()
         // Events whose commit is late (a failing disk) are published anyway.
         // Not for a leased one: what it publishes must be stored (`AggregatorSettings.leased`).

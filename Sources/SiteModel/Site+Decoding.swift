@@ -33,7 +33,7 @@ extension Site {
 /// The keys of a site file, in one place so the decoder and its help agree.
 enum SiteKeys {
     static let top: Set<String> = ["mqtt", "floors", "zones", "nodes", "devices", "exclude_devices", "irks",
-                                   "positioning", "storage", "away_timeout", "calibration", "gps"]
+                                   "positioning", "storage", "away_timeout", "calibration", "gps", "partitions"]
     /// ESPresense-companion's top-level keys that Whereabouts has no use for.
     static let companionTop: Set<String> = ["map", "timeout", "device_retention", "optimization", "history",
                                             "locators", "filtering", "weighting", "bayesian_probabilities", "update"]
@@ -78,6 +78,7 @@ struct SiteDecoder {
             else { site.calibration = path }
         }
         if let node = f["gps"] { decodeGPS(node, f.path("gps")) }
+        if let p = reader.integer(f["partitions"], "partitions", within: 1...1024) { site.partitions = p }
         if let floors = reader.list(f["floors"], "floors") {
             for (i, node) in floors.enumerated() { decodeFloor(node, "floors[\(i)]") }
         }

@@ -21,6 +21,9 @@ public struct Site: Sendable, Equatable {
     public var calibration: String?
     /// Where the plan lies on Earth, when the site reports positions as GPS coordinates.
     public var gps: GPSAnchor?
+    /// Readings partitions P (docs/protocol.md, Partitions and shards): the edges' `partitions`,
+    /// which shards divide among themselves. 1: the plain readings topic.
+    public var partitions = 1
     public init() {}
 }
 
