@@ -2,6 +2,7 @@ import Foundation
 import Options
 import PostgresStorage
 import Storage
+import Wire
 
 /// `--standby`: an aggregator of a shard that waits for the shard's lease in the shared
 /// PostgreSQL (`PostgresLease`) before it does anything else, and keeps checking that it still
@@ -30,6 +31,18 @@ public final class StandbyLease: @unchecked Sendable {
     public static func storeURL(_ database: String?) -> String? {
         guard let database, case .postgres(let url) = StoreLocation(database) else { return nil }
         return url
+    }
+
+    /// A shard run without `--standby` on a shared store: its lease taken once, as the store's
+    /// writer lock is for the whole site (a second instance of the shard exits 1), and held until
+    /// the process ends. Nothing watches it: such a shard goes on across a PostgreSQL restart.
+    public static func takeOnce(url: String, shard: Shard) throws -> AnyObject {
+        let lease = PostgresLease(url: url, shard: (shard.index, shard.count))
+        guard try lease.take() else {
+            throw LeaseHeld(message: "\(url): shard \(shard) already runs on this database (session \(lease.holder() ?? "unknown")); "
+                            + "run every instance of a shard with --standby")
+        }
+        return lease
     }
 
     var name: String { "shard \(lease.shard.index)/\(lease.shard.count)" }
@@ -63,4 +76,10 @@ public final class StandbyLease: @unchecked Sendable {
             onLost("lost the lease of \(name) (PostgreSQL restarted or unreachable)")
         }
     }
+}
+
+/// Another instance holds the shard's lease.
+struct LeaseHeld: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

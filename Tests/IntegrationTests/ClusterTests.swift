@@ -8,13 +8,13 @@ import Glibc
 #endif
 
 // `make cluster-test`: the hospital set-up in miniature, every part real. A three-node NATS
-// cluster on loopback ports (the MQTT broker), a private PostgreSQL (the shared store), the
-// aggregator run as a shard with a standby, the simulated house (tools/sites/house.yaml)
+// cluster on loopback ports (the MQTT broker), a private PostgreSQL (the shared store), two
+// shards each with a standby, the simulated house (tools/sites/house.yaml, 4 partitions)
 // replayed by one real edge per node. First the recording through one aggregator on one
 // mosquitto, then the same recording through the cluster: the same rooms, events and
-// occupancy. Then, with a second recording replayed live, a broker node killed, the active
-// shard killed (its standby takes over), PostgreSQL restarted (the active's lease ends with its
-// session): every event published is in the database, with exactly one exit per enter, and
+// occupancy. Then, with a second recording replayed live, a broker node killed, shard 0's
+// active killed (its standby takes over), PostgreSQL restarted (every active's lease ends with
+// its session): every event published is in the database, with exactly one exit per enter, and
 // each fault's window without an active shard is measured and bounded.
 
 private let house = packageRoot.appendingPathComponent("tools/sites/house.yaml")
@@ -72,11 +72,11 @@ private func record(_ name: String, seconds: Int, seed: Int, in dir: URL) throws
         .map { (String($0.dropLast(8)), out.appendingPathComponent($0)) }
 }
 
-/// One edge per node replaying its capture, retimed to now, at QoS 1.
+/// One edge per node replaying its capture, retimed to now, at QoS 1, in the site's partitions.
 private func replay(_ captures: [(node: String, file: URL)], brokers: String, speed: Double) throws -> [EdgeProcess] {
     try captures.map { c in
         try EdgeProcess(["--node", c.node, "--broker", brokers, "--replay", c.file.path, "--speed", "\(speed)", "--retime",
-                         "--qos", "1", "--reconnect-max", "1s", "--flush-timeout", "30s"])
+                         "--qos", "1", "--reconnect-max", "1s", "--flush-timeout", "30s", "--partitions", "\(ClusterTests.partitions)"])
     }
 }
 
@@ -108,9 +108,14 @@ private let outputs = ["whereabouts/zones/+/events", "whereabouts/devices/+/room
 
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct ClusterTests {
+    /// 4 partitions, 2 shards: the keys and the dog's tag are shard 0's, the badge shard 1's.
+    static let partitions = 4
+
     @Test func theHouseOnAClusterMatchesOneAggregatorAndLosesNoEventToItsFaults() async throws {
         let dir = try faultDirectory("cluster")
         defer { try? FileManager.default.removeItem(at: dir) }
+        let site = dir.appendingPathComponent("house.yaml")
+        try (try String(contentsOf: house, encoding: .utf8) + "\npartitions: \(Self.partitions)\n").write(to: site, atomically: true, encoding: .utf8)
         let recording = try record("first", seconds: 100, seed: 5, in: dir)
         #expect(recording.count == 8, "\(recording.map(\.node))")
 
@@ -121,7 +126,7 @@ struct ClusterTests {
             defer { broker.stop() }
             let seen = try Collector(broker: broker, filters: outputs)
             try await seen.ready()
-            let one = try AggregatorProcess(broker: broker, db: nil, directory: dir, name: "reference", site: house)
+            let one = try AggregatorProcess(broker: broker, db: nil, directory: dir, name: "reference", site: site)
             #expect(await one.waitForMetrics { _ in true } != nil, "\(one.log)")
             for edge in try replay(recording, brokers: broker.url, speed: 4) { #expect(await edge.exitStatus(timeout: 90) == 0, "\(edge.stderr)") }
             try await Task.sleep(for: .seconds(3))
@@ -130,26 +135,27 @@ struct ClusterTests {
         }
         #expect(reference.events.count == 3, "\(reference)")
 
-        // The cluster: three NATS nodes, PostgreSQL, the shard and its standby.
+        // The cluster: three NATS nodes, PostgreSQL, two shards each with a standby.
         let nats = try NatsCluster()
         let pg = try PostgresCluster()
         try pg.createDatabase("hospital")
         let environment = ["PGPASSFILE": pg.passfile.path, "STATE_DIRECTORY": dir.path]
-        var instances: [AggregatorProcess] = []
-        let shard = { (name: String) throws -> AggregatorProcess in
-            let p = try AggregatorProcess(broker: nil, db: nil, directory: dir, name: name, site: house, extra: ["--standby"],
-                                          environment: environment, database: pg.url("hospital"), brokers: nats.brokerList)
-            instances.append(p)
-            return p
+        let instance = { (name: String, shard: Int) throws -> AggregatorProcess in
+            try AggregatorProcess(broker: nil, db: nil, directory: dir, name: name, site: site, extra: ["--shard", "\(shard)/2", "--standby"],
+                                  environment: environment, database: pg.url("hospital"), brokers: nats.brokerList)
         }
         // On the node no fault touches.
-        let seen = try Collector(url: nats.url(2), filters: outputs + ["whereabouts/aggregator/status"])
+        let seen = try Collector(url: nats.url(2), filters: outputs + ["whereabouts/shards/+/status"])
         try await seen.ready()
-        let a = try shard("shard-a")
-        #expect(await poll(timeout: 30) { a.log.contains("took the lease") }, "\(a.log)")
-        let b = try shard("shard-b")
-        #expect(await poll(timeout: 30) { b.log.contains("standby: the lease") }, "\(b.log)")
-        #expect(await a.waitForMetrics { _ in true } != nil, "\(a.log)")
+        let online = { (shard: Int) in
+            seen.messages.filter { $0.topic == "whereabouts/shards/\(shard)/status" && payloadText($0) == "online" }.count
+        }
+        let a0 = try instance("a0", 0), a1 = try instance("a1", 1)
+        #expect(await poll(timeout: 30) { a0.log.contains("took the lease of shard 0/2") && a1.log.contains("took the lease of shard 1/2") },
+                "\(a0.log)\n\(a1.log)")
+        let b0 = try instance("b0", 0), b1 = try instance("b1", 1)
+        #expect(await poll(timeout: 30) { b0.log.contains("standby: the lease") && b1.log.contains("standby: the lease") }, "\(b0.log)")
+        #expect(await poll(timeout: 30) { online(0) >= 1 && online(1) >= 1 }, "\(a0.log)\n\(a1.log)")
         for edge in try replay(recording, brokers: nats.brokerList, speed: 4) { #expect(await edge.exitStatus(timeout: 90) == 0, "\(edge.stderr)") }
         try await Task.sleep(for: .seconds(3))
         let clustered = Outcome(seen.messages)
@@ -157,53 +163,50 @@ struct ClusterTests {
 
         // Faults, while a second recording is replayed live (real time, retimed).
         let live = try record("second", seconds: 75, seed: 9, in: dir)
-        let statuses = { seen.messages.filter { $0.topic == "whereabouts/aggregator/status" }.map(payloadText) }
-        let online = { statuses().filter { $0 == "online" }.count }
         let edges = try replay(live, brokers: nats.brokerList, speed: 1)
         try await Task.sleep(for: .seconds(10))
 
         // 1. The broker node every client tries first dies: they go on to the next.
-        let reconnects = (await a.metrics())?["whereabouts_mqtt_reconnects_total"] ?? 0
+        let reconnects = (await a0.metrics())?["whereabouts_mqtt_reconnects_total"] ?? 0
         nats.kill9(0)
         let brokerKilled = Date()
-        let moved = await a.waitForMetrics(timeout: 20) { $0["whereabouts_mqtt_reconnects_total"] > reconnects }
+        let moved = await a0.waitForMetrics(timeout: 20) { $0["whereabouts_mqtt_reconnects_total"] > reconnects }
         let brokerWindow = Date().timeIntervalSince(brokerKilled)
-        #expect(moved != nil, "\(a.log)")
+        #expect(moved != nil, "\(a0.log)")
         try await Task.sleep(for: .seconds(8))
 
-        // 2. The active shard dies: its standby takes over.
-        var onlineBefore = online()
-        a.kill9()
+        // 2. Shard 0's active dies: its standby takes over; shard 1 goes on.
+        let before = online(0)
+        a0.kill9()
         let shardKilled = Date()
-        #expect(await poll(timeout: 15) { online() > onlineBefore }, "\(b.log)")
+        #expect(await poll(timeout: 15) { online(0) > before }, "\(b0.log)")
         let shardWindow = Date().timeIntervalSince(shardKilled)
-        #expect(shardWindow < 10, "\(b.log)")
-        #expect(b.log.contains("took the lease"), "\(b.log)")
+        #expect(shardWindow < 10, "\(b0.log)")
+        #expect(b0.log.contains("took the lease of shard 0/2"), "\(b0.log)")
         // Its supervisor starts it again: a standby now.
-        let c = try shard("shard-c")
-        #expect(await poll(timeout: 30) { c.log.contains("standby: the lease") }, "\(c.log)")
+        let c0 = try instance("c0", 0)
+        #expect(await poll(timeout: 30) { c0.log.contains("standby: the lease") }, "\(c0.log)")
         try await Task.sleep(for: .seconds(8))
 
-        // 3. PostgreSQL restarts: the active's lease ends with its session; it stops at once.
-        onlineBefore = online()
+        // 3. PostgreSQL restarts: each active's lease ends with its session; both stop at once.
+        let before0 = online(0), before1 = online(1)
         try pg.stop(mode: "fast")
         let pgStopped = Date()
-        #expect(await poll(timeout: 10) { !b.isRunning }, "\(b.log)")
-        #expect(b.log.contains("lost the lease"), "\(b.log)")
+        #expect(await poll(timeout: 10) { !b0.isRunning && !a1.isRunning }, "\(b0.log)\n\(a1.log)")
+        #expect(b0.log.contains("lost the lease") && a1.log.contains("lost the lease"), "\(b0.log)\n\(a1.log)")
         try await Task.sleep(for: .seconds(2))
         try pg.start()
-        #expect(await poll(timeout: 20) { online() > onlineBefore }, "\(c.log)")
+        #expect(await poll(timeout: 20) { online(0) > before0 && online(1) > before1 }, "\(c0.log)\n\(b1.log)")
         let pgWindow = Date().timeIntervalSince(pgStopped)
-        #expect(c.log.contains("took the lease"), "\(c.log)")
-        let d = try shard("shard-d")
-        #expect(await poll(timeout: 30) { d.log.contains("standby: the lease") }, "\(d.log)")
+        #expect(c0.log.contains("took the lease of shard 0/2") && b1.log.contains("took the lease of shard 1/2"))
+        let d0 = try instance("d0", 0), d1 = try instance("d1", 1)
+        #expect(await poll(timeout: 30) { d0.log.contains("standby: the lease") && d1.log.contains("standby: the lease") }, "\(d0.log)")
 
         for edge in edges { #expect(await edge.exitStatus(timeout: 120) == 0, "\(edge.stderr)") }
         try await Task.sleep(for: .seconds(3))
-        let readings = await c.metrics()
-        // The standby first (it only waits), then the active: its clean stop closes every visit.
-        #expect(await d.stop() == 0, "\(d.log)")
-        #expect(await c.stop() == 0, "\(c.log)")
+        let late = (await c0.metrics()).map { $0.rejected("late") } ?? -1
+        // The standbys first (they only wait), then the actives: their clean stops close every visit.
+        for p in [d0, d1, c0, b1] { #expect(await p.stop() == 0, "\(p.log)") }
         try await Task.sleep(for: .seconds(1))
 
         let events = seen.messages.filter { $0.topic.hasSuffix("/events") }.map(jsonObject)
@@ -226,10 +229,9 @@ struct ClusterTests {
             }
         }
         #expect(missing.isEmpty, "published, not in PostgreSQL: \(missing)")
-        let late = readings.map { $0.rejected("late") } ?? -1
         print(String(format: "cluster: %d events, %d visits; broker node lost: the aggregator on the next node in %.1f s; "
-                     + "active shard killed: standby online in %.1f s; PostgreSQL restarted (down 2 s): new active online "
-                     + "%.1f s after the stop; readings refused as late by the last active: %.0f",
+                     + "shard 0's active killed: its standby online in %.1f s; PostgreSQL restarted (down 2 s): new actives online "
+                     + "%.1f s after the stop; readings refused as late by shard 0's last active: %.0f",
                      events.count, visits.count, brokerWindow, shardWindow, pgWindow, late))
         #expect(pgWindow < 15, "a PostgreSQL restart leaves the shard without an active for longer than its downtime and a takeover")
     }
