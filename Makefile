@@ -90,10 +90,10 @@ map-bench: release
 # name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
 # About 11 minutes: the simulated house runs in real time.
 # The hospital set-up in miniature, every part real: a three-node NATS cluster on loopback
-# ports, a private PostgreSQL (run as the unprivileged user whereabouts-test), a shard and its
-# standby, the simulated house; then a broker node, the active shard and PostgreSQL fail
-# (docs/operations.md, Run a hospital). Also the broker-list and standby tests. These run in
-# `make test`'s integration step too.
+# ports, a private PostgreSQL (run as the unprivileged user whereabouts-test), two shards each
+# with a standby, the simulated house; then a broker node, an active shard and PostgreSQL fail
+# (docs/operations.md, Run a hospital). Also the broker-list, standby and deploy/hospital tests:
+# about 3.5 minutes here. They run in `make test`'s integration step too.
 cluster-test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --no-parallel \
 	  --filter 'IntegrationTests\.(ClusterTests|StandbyTests|BrokerListTests|HospitalDeployFilesTests)'

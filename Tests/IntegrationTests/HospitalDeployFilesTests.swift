@@ -85,6 +85,20 @@ struct HospitalDeployFilesTests {
         #expect(unit.contains("--config /etc/whereabouts/shard-%i.yaml"))
     }
 
+    /// The shard file's keys are the aggregator's options, and it parses as the aggregator reads
+    /// it: `--check`-free, so through the help's option list and the broker list's own parser.
+    @Test func theExampleShardFileUsesOnlyRealOptions() throws {
+        let help = try runCommand(executable("whereabouts-aggregator").path, ["--help"])
+        let config = try YAML.parse(contentsOf: hospital.appendingPathComponent("shard.example.yaml").path)
+        let entries = try #require(config.entries)
+        for entry in entries {
+            #expect(help.output.contains("--\(entry.key) "), "shard.example.yaml: \(entry.key) is not an option of whereabouts-aggregator")
+        }
+        #expect(config["standby"]?.text == "true" && config["shard"]?.text == "0/2")
+        #expect((try? BrokerURL.list(parsing: config["broker"]?.text ?? ""))?.count == 3)
+        #expect(config["db"]?.text?.hasPrefix("postgresql://") == true)
+    }
+
     @Test func theComposeFileStartsEveryPartAndMountsFilesThatExist() throws {
         let compose = try YAML.parse(contentsOf: hospital.appendingPathComponent("compose.yaml").path)
         let services = try #require(compose["services"]?.entries)
