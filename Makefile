@@ -93,7 +93,7 @@ map-bench: release
 # ports, a private PostgreSQL (run as the unprivileged user whereabouts-test), two shards each
 # with a standby, the simulated house; then a broker node, an active shard and PostgreSQL fail
 # (docs/operations.md, Run a hospital). Also the broker-list, standby and deploy/hospital tests:
-# about 3.5 minutes here. They run in `make test`'s integration step too.
+# about 4.5 minutes here. They run in `make test`'s integration step too.
 cluster-test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --no-parallel \
 	  --filter 'IntegrationTests\.(ClusterTests|StandbyTests|BrokerListTests|HospitalDeployFilesTests)'
