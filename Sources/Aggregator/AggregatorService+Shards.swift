@@ -27,9 +27,9 @@ final class Sharding: @unchecked Sendable {
     /// after the subscription is granted, well within this.
     static let shareReadTime = 2.0
 
-    init(shard: Shard) {
+    init(shard: Shard, zones: [String]) {
         self.shard = shard
-        occupancy = shard.index == 0 ? SiteOccupancy(shards: shard.count) : nil
+        occupancy = shard.index == 0 ? SiteOccupancy(shards: shard.count, zones: zones) : nil
     }
 }
 
@@ -59,7 +59,8 @@ extension AggregatorService {
     func handleShardMessage(_ m: MQTTMessage, _ sharding: Sharding) -> Bool {
         let topics = settings.topics
         if let index = topics.parseShardStatus(m.topic) {
-            sharding.statuses[index] = m.payload == Array("online".utf8)
+            // Only this site's shards: anyone could otherwise grow the table one index at a time.
+            if index < sharding.shard.count { sharding.statuses[index] = m.payload == Array("online".utf8) }
             publishSiteStatus(sharding)
             return true
         }

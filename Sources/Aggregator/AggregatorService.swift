@@ -73,7 +73,7 @@ public final class AggregatorService: @unchecked Sendable {
         metrics = AggregatorMetrics()
         core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
                               dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, shard: settings.shard, log: log)
-        sharding = settings.shard.isWhole ? nil : Sharding(shard: settings.shard)
+        sharding = settings.shard.isWhole ? nil : Sharding(shard: settings.shard, zones: Publisher.zoneIds(of: settings.site))
         ProcessMetrics.register(in: metrics.registry)
         // Counted when scraped, on the work queue, from the states the core keeps.
         metrics.registry.collect("whereabouts_devices_present", "Devices in a room, by floor.", labels: ["floor"]) { [weak self] in

@@ -17,6 +17,9 @@ struct SiteOccupancy {
     }
 
     let shards: Int
+    /// The site's rooms and zones: a share of any other zone (anyone may publish one) is ignored,
+    /// so what is kept stays as big as the site.
+    let zones: Set<String>
     private var shares: [String: [Int: Share]] = [:]
     /// What was published per zone (count and devices), so that an unchanged sum is not sent again.
     private var published: [String: (count: Int, devices: [String])] = [:]
@@ -24,12 +27,16 @@ struct SiteOccupancy {
     private(set) var changed: Set<String> = []
     private var writer = JSONWriter(capacity: 1024)
 
-    init(shards: Int) { self.shards = shards }
+    init(shards: Int, zones: some Sequence<String>) {
+        self.shards = shards
+        self.zones = Set(zones)
+    }
 
-    /// A share read from the broker; `false` when the payload is no occupancy or the shard is
-    /// not one of this site's (a share left retained by an earlier layout with more shards).
+    /// A share read from the broker; `false` when the payload is no occupancy, the zone not
+    /// the site's, or the shard not one of this site's (a share left retained by an earlier
+    /// layout with more shards).
     mutating func apply(shard: Int, zone: String, payload: UnsafeRawBufferPointer) -> Bool {
-        guard shard < shards, let share = Self.share(payload) else { return false }
+        guard shard < shards, zones.contains(zone), let share = Self.share(payload) else { return false }
         if shares[zone, default: [:]].updateValue(share, forKey: shard) != share { changed.insert(zone) }
         return true
     }

@@ -25,8 +25,9 @@ func measureEdge(_ plan: BenchPlan, partitions: Int = 1) throws -> EdgeFigures {
     let broker = try PrivateBroker(directory: directory)
     defer { broker.stop() }
     let edge = try ChildProcess(plan.bin + "/whereabouts-edge",
-                                ["--node", "bench-edge", "--broker", broker.url, "--replay", capture, "--speed", "1",
-                                 "--partitions", String(partitions)],
+                                // P = 1 without the flag, so that `--bin` can still measure an edge older than it.
+                                ["--node", "bench-edge", "--broker", broker.url, "--replay", capture, "--speed", "1"]
+                                    + (partitions == 1 ? [] : ["--partitions", String(partitions)]),
                                 name: "edge")
     defer { edge.stop(grace: 2) }
     usleep(useconds_t(lead * 1e6))

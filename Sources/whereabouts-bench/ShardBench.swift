@@ -130,18 +130,20 @@ func measureShards(devices: Int, nodes: Int, seconds: Double, log: (String) -> V
             ShardLoad(site: site, stream: stream.filter { owner[$0.device] == s }.map { ($0.node, $0.reading) }, duration: duration)
         }
         for load in loads { load.pass(offset: 0, measure: false) }   // every device placed once
+        let solvesBefore = loads.map { $0.engine.solves }
         let group = DispatchGroup(), wallStart = wallSeconds()
         for load in loads {
+            group.enter()
             Thread {
                 var pass = 1.0
                 while wallSeconds() - wallStart < seconds { load.pass(offset: pass * duration, measure: true); pass += 1 }
                 group.leave()
             }.start()
-            group.enter()
         }
         group.wait()
         let f = ShardFigures(shards: count, devices: devices, seconds: wallSeconds() - wallStart, readings: loads.map(\.readings),
-                             solves: loads.map { $0.engine.solves }, ingestCPU: loads.map(\.ingestCPU), solveCPU: loads.map(\.solveCPU))
+                             solves: zip(loads, solvesBefore).map { $0.engine.solves - $1 }, ingestCPU: loads.map(\.ingestCPU),
+                             solveCPU: loads.map(\.solveCPU))
         for i in 0..<count { log(shardLine(f, i)) }
         log("shards: \(count) shard\(count == 1 ? "" : "s") together: \(thousands(f.totalRate)) readings/s by the wall clock")
         figures.append(f)

@@ -110,6 +110,21 @@ import Wire
         #expect(readings > 1000)
     }
 
+    /// A bad `--shard` is a usage error (64) naming the flag; one the site's partitions cannot
+    /// hold stops the start (1), naming the site key.
+    @Test func badShardsAreRefusedClearly() throws {
+        let dir = try temporaryDirectory("bad-shard")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let site = try partitionedSite(in: dir)
+        let common = ["--site", site.path, "--db", "none", "--http", "none", "--broker", "mqtt://127.0.0.1:1"]
+        for bad in ["2/2", "1", "a/b", "0/0"] {
+            let run = try runTool("whereabouts-aggregator", common + ["--shard", bad])
+            #expect(run.status == 64 && run.output.contains("--shard"), "\(bad): \(run.status) \(run.output)")
+        }
+        let tooMany = try runTool("whereabouts-aggregator", common + ["--shard", "0/8"])
+        #expect(tooMany.status == 1 && tooMany.output.contains("partitions to be at least 8"), "\(tooMany.output)")
+    }
+
     /// What a run left on the broker and published.
     struct Outcome {
         /// Each device's zone events in order: "enter kitchen" and its time.
