@@ -4,10 +4,10 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libmosquitto-dev libbluetooth-dev libsqlite3-dev libyaml-dev libmicrohttpd-dev libssl-dev \
-                libpq-dev postgresql mosquitto mosquitto-clients pkg-config sqlite3 openssl
+                libpq-dev postgresql nats-server mosquitto mosquitto-clients pkg-config sqlite3 openssl
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench ha-test
+.PHONY: all deps build release test bench demo accuracy accuracy-gate clean radio-test fuzz map-test map-bench ha-test cluster-test
 
 all: build
 
@@ -89,6 +89,15 @@ map-bench: release
 # The aggregator against a real Home Assistant 2024.3.3 (MQTT discovery, presence, rooms by
 # name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
 # About 11 minutes: the simulated house runs in real time.
+# The hospital set-up in miniature, every part real: a three-node NATS cluster on loopback
+# ports, a private PostgreSQL (run as the unprivileged user whereabouts-test), two shards each
+# with a standby, the simulated house; then a broker node, an active shard and PostgreSQL fail
+# (docs/operations.md, Run a hospital). Also the broker-list, standby and deploy/hospital tests:
+# about 4.5 minutes here. They run in `make test`'s integration step too.
+cluster-test: build
+	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --no-parallel \
+	  --filter 'IntegrationTests\.(ClusterTests|StandbyTests|BrokerListTests|HospitalDeployFilesTests)'
+
 ha-test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/ha-test/run.sh
 

@@ -27,7 +27,7 @@ extension AggregatorService {
     /// window cannot leave an exit published with no record of it (the next start would
     /// close that visit again, with a second exit).
     func hold(_ messages: [MQTTMessage], until ticket: UInt64?) {
-        guard let ticket, stopping || writer?.status == .ok else {
+        guard let ticket, stopping || settings.leased || writer?.status == .ok else {
             for m in messages { publish(m) }
             return
         }

@@ -35,9 +35,14 @@ extension AggregatorService {
             try Schema.prepare(path: path)
             writer = TrackWriter(path: path, configuration: configuration, log: log, onCommit: onCommit)
         case .postgres(let url):
-            writerLock = try PostgresWriterLock(url: url)
+            // A leased aggregator's lock is its shard's lease, taken before it got here; a shard
+            // without --standby takes its shard's lease once (the shards share the store), the
+            // whole site the store's writer lock.
+            if !settings.leased {
+                writerLock = settings.shard.isWhole ? try PostgresWriterLock(url: url) : try StandbyLease.takeOnce(url: url, shard: settings.shard)
+            }
             try PostgresStore.prepare(url: url)
-            writer = PostgresStore.writer(url: url, journal: PostgresStore.defaultJournal(), configuration: configuration,
+            writer = PostgresStore.writer(url: url, journal: journalPath, configuration: configuration,
                                           log: log, onCommit: onCommit)
         }
         box.writer = writer
@@ -56,10 +61,11 @@ extension AggregatorService {
     /// open as one on disk.
     private func recoverOpenVisits(_ writer: TrackWriter, journaled: [Visit]) throws {
         let closed = Set(journaled.filter { $0.exit != nil }.map(VisitName.init))
-        var open = try writer.openVisits().filter { !closed.contains(VisitName($0.visit)) }
+        // A shard recovers its own devices' visits only: the others' are their shards', open.
+        var open = try writer.openVisits().filter { !closed.contains(VisitName($0.visit)) && owns($0.visit.device) }
         var known = Set(open.map { VisitName($0.visit) })
         let reader = try writer.reader()
-        for v in journaled where v.exit == nil {
+        for v in journaled where v.exit == nil && owns(v.device) {
             let name = VisitName(v)
             if closed.contains(name) || known.contains(name) { continue }
             known.insert(name)
@@ -80,6 +86,17 @@ extension AggregatorService {
             hold([core.recoveredExit(visit.visit, at: visit.closeAt)], until: writer.closeVisit(visit).ticket)
         }
         recovering = []
+    }
+
+    /// Whether this aggregator's shard owns device `id` (the whole site owns every one).
+    private func owns(_ id: String) -> Bool { settings.shard.isWhole || core.owns(id) }
+
+    /// The journal of visit writes a clean stop could not store: one per shard, as the shards
+    /// of a host share its state directory.
+    private var journalPath: String {
+        let path = PostgresStore.defaultJournal()
+        guard !settings.shard.isWhole, path.hasSuffix(".pending") else { return path }
+        return String(path.dropLast(8)) + "-shard\(settings.shard.index)-\(settings.shard.count).pending"
     }
 
     /// The name of each device the site names; the first entry of an id counts, as in the engine.

@@ -185,7 +185,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .connected:
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
-            log("connected to \(settings.mqtt.broker)")
+            log("connected to \(client?.currentBroker ?? settings.mqtt.broker)")
             // A shard's site status follows every shard's (`AggregatorService+Shards`).
             if let sharding { shardingConnected(sharding) } else {
                 publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
@@ -201,7 +201,7 @@ public final class AggregatorService: @unchecked Sendable {
         case .refused(_, let reason):
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
-            if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
+            if code != 0 { log("no connection to \(BrokerURL.listDescription(settings.mqtt.brokers)): \(reason); retrying") }
             effects.removeAll(keepingCapacity: true)
             core.brokerLost(wall: now(), into: &effects)
             perform()
@@ -239,7 +239,8 @@ public final class AggregatorService: @unchecked Sendable {
         if let sharding { shardingTick(sharding) }
         scheduleCatchUp()
         // Events whose commit is late (a failing disk) are published anyway.
-        if let first = pending.first, now() - first.since > Self.commitPatience {
+        // Not for a leased one: what it publishes must be stored (`AggregatorSettings.leased`).
+        if !settings.leased, let first = pending.first, now() - first.since > Self.commitPatience {
             releasePending(upTo: pending.last?.ticket ?? .max)
         }
     }

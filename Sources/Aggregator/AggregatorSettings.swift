@@ -31,6 +31,11 @@ public struct AggregatorSettings: Sendable {
     public var shard = Shard.whole
     /// Seconds a clean shutdown may spend flushing events and the database.
     public var shutdownGrace = 5.0
+    /// Run as the holder of its shard's lease (`--standby`, `StandbyLease`): events are
+    /// published only once stored, never "anyway" while the store refuses writes (the next
+    /// holder recovers the shard from the store, so what was published must be there), and
+    /// the lease stands for the store's writer lock.
+    public var leased = false
 
     public init(site: Site, mqtt: MQTTOptions, database: String?, http: String?) {
         self.site = site
@@ -43,7 +48,12 @@ public struct AggregatorSettings: Sendable {
     /// MQTT options from the site's `mqtt` section and `--broker` (`BrokerSettings(site:broker:)`,
     /// which throws `SiteBrokerConflict`), with the aggregator's session, will and bounds.
     public static func mqttOptions(site: Site, broker: BrokerURL?, clientID: String) throws -> MQTTOptions {
-        let settings = try BrokerSettings(site: site.mqtt, broker: broker)
+        try mqttOptions(site: site, brokers: broker.map { [$0] }, clientID: clientID)
+    }
+
+    /// As `mqttOptions(site:broker:clientID:)`, `--broker` being a list of a cluster's nodes.
+    public static func mqttOptions(site: Site, brokers: [BrokerURL]?, clientID: String) throws -> MQTTOptions {
+        let settings = try BrokerSettings(site: site.mqtt, brokers: brokers)
         var options = try MQTTOptions(settings, clientID: clientID)
         options.will = Will(topic: Topics(prefix: settings.prefix).aggregatorStatus, payload: Array("offline".utf8))
         // A session the broker keeps: what QoS 1 edges publish while the aggregator is away or

@@ -107,7 +107,7 @@ final class Publisher: @unchecked Sendable {
         switch event {
         case .connected:
             connected = true
-            printError("whereabouts-edge: \(everConnected ? "reconnected" : "connected") to \(config.mqtt.broker)")
+            printError("whereabouts-edge: \(everConnected ? "reconnected" : "connected") to \(client.currentBroker)")
             everConnected = true
             refusals.removeAll()
             batchLimit.reset()
@@ -124,7 +124,7 @@ final class Publisher: @unchecked Sendable {
             if code != 0 && wasConnected {
                 printError("whereabouts-edge: broker connection lost (\(reason)); reconnecting")
             } else if code != 0 && refusals.insert(reason).inserted {
-                printError("whereabouts-edge: cannot reach the broker at \(config.mqtt.broker) (\(reason)); retrying")
+                printError("whereabouts-edge: cannot reach the broker at \(BrokerURL.listDescription(config.mqtt.brokers)) (\(reason)); retrying")
             }
             if config.qos == .atMostOnce { forgetUnconfirmed() }
         case .refused(_, let reason):

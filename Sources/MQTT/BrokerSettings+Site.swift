@@ -29,8 +29,13 @@ extension BrokerSettings {
     /// check-site` checks with it, so a file one accepts the other does not refuse.
     /// The password comes from `password_file`, else `WHEREABOUTS_MQTT_PASSWORD`; never a flag.
     public init(site m: MQTTSettings, broker: BrokerURL?) throws(SiteBrokerConflict) {
+        try self.init(site: m, brokers: broker.map { [$0] })
+    }
+
+    /// As `init(site:broker:)`, with `--broker` a list of nodes (`BrokerURL.list(parsing:)`).
+    public init(site m: MQTTSettings, brokers: [BrokerURL]?) throws(SiteBrokerConflict) {
         let own = BrokerURL(host: m.host, port: m.port, tls: m.tls != nil)
-        self.init(broker: (broker ?? own).description, username: m.username,
+        self.init(broker: brokers.map(BrokerURL.listDescription) ?? own.description, username: m.username,
                   // Without a user there is no password to send: neither source is named.
                   passwordFile: m.username == nil ? nil : m.passwordFile,
                   passwordEnvironment: m.username == nil || m.passwordFile != nil ? nil : Self.sitePasswordEnvironment,

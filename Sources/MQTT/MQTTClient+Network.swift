@@ -63,8 +63,13 @@ extension MQTTClientCore {
     private func reconnectUnlessStopped() -> (rc: Int32, errorText: String?)? {
         captureErrors(true)
         return lifecycle.withLock { _ in
-            guard state.withLock({ $0.stop }) == nil else { return nil }
-            let rc = mosquitto_reconnect_async(handle)
+            guard let index = state.withLock({ $0.stop == nil ? $0.brokerIndex : nil }) else { return nil }
+            // One broker: libmosquitto's own reconnect to it. A list: the broker now in turn,
+            // through the same call with its host and port (a connect on a used handle
+            // reconnects, keeping the will, the session flag and the credentials).
+            let broker = options.brokers[index]
+            let rc = options.brokers.count == 1 ? mosquitto_reconnect_async(handle)
+                : mosquitto_connect_async(handle, broker.host, Int32(broker.port), options.keepalive)
             let error = errno
             return (rc, rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? errnoText(error) : nil)
         }
@@ -86,14 +91,20 @@ extension MQTTClientCore {
     /// Counts a failed attempt or a lost connection, reports it when its reason is new, and
     /// returns the seconds to wait before the next attempt.
     private func attemptFailed(_ rc: Int32, errorText: String?) -> Double {
+        let count = options.brokers.count
         let (event, failures) = state.withLock { s in
             let event = failure(rc, errorText: errorText, in: &s)
             s.failures += 1
+            s.brokerIndex = (s.brokerIndex + 1) % count
             return (event, s.failures)
         }
         if let event { deliver(event) }
+        // With a list, the next broker is tried at once (a node that went away is no reason to
+        // wait for the others); the backoff is between rounds, each round doubling it.
+        if failures % count != 0 { return 0 }
+        let rounds = failures / count
         let first = Double(options.reconnectDelay.lowerBound), last = Double(options.reconnectDelay.upperBound)
-        return min(last, first * Double(1 << min(failures - 1, 20)))
+        return min(last, first * Double(1 << min(rounds - 1, 20)))
     }
 
     /// The event a failure is reported by, or nil when its reason was reported already since the
@@ -105,6 +116,8 @@ extension MQTTClientCore {
             return s.reported.insert("refused: " + refusal.reason).inserted ? .refused(code: refusal.code, reason: refusal.reason) : nil
         }
         var reason = sentence(errorText ?? describe(rc))
+        // With a list, which node failed is part of the reason (each is reported once).
+        if options.brokers.count > 1 { reason = "\(options.brokers[s.brokerIndex]): " + reason }
         if !s.attemptErrors.isEmpty { reason += " (" + s.attemptErrors.joined(separator: "; ") + ")" }
         guard let connectedAt = s.connectedAt else {
             return s.reported.insert(reason).inserted ? .disconnected(code: rc, reason: reason) : nil

@@ -64,6 +64,9 @@ public final class MQTTClient: Sendable {
     /// The connection as last reported by libmosquitto.
     public var connection: ConnectionState { core.connection }
 
+    /// The broker of `MQTTOptions.brokers` connected to, or being (or last) tried.
+    public var currentBroker: BrokerURL { core.currentBroker }
+
     /// Sends DISCONNECT (the broker does not fire the will) and stops the network thread.
     /// Once it returns, the client has no socket open, unless the DISCONNECT could not go out
     /// within 2 s (a broker that stopped reading): that one closes at the next `start()` or at

@@ -51,6 +51,9 @@ final class MQTTClientCore: @unchecked Sendable {
         /// `MOSQ_ERR_ERRNO`: by the time `mosquitto_loop` returns, closing the socket and the
         /// callback itself may have changed it.
         var lostErrno: Int32?
+        /// The broker of the current or last attempt, an index into `options.brokers`: the next
+        /// one after each failure (`MQTTClientCore+Network.swift`).
+        var brokerIndex = 0
     }
     /// Signalled by `stopNetwork`: wakes the network thread from its wait between attempts.
     let wake = DispatchSemaphore(value: 0)
@@ -128,13 +131,15 @@ final class MQTTClientCore: @unchecked Sendable {
             s.shortConnections = 0
             s.refusal = nil
             s.lostErrno = nil
+            s.brokerIndex = 0
             return true
         }
         guard starting else { return }
         do {
             try check(mosquitto_threaded_set(handle, true), "threaded mode")
             captureErrors(true)
-            let rc = mosquitto_connect_async(handle, options.broker.host, Int32(options.broker.port), options.keepalive)
+            let broker = options.brokers[0]
+            let rc = mosquitto_connect_async(handle, broker.host, Int32(broker.port), options.keepalive)
             let error = errno
             let errorText = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? errnoText(error) : nil
             // Only bad arguments are final; anything else the network thread retries.
@@ -181,6 +186,9 @@ final class MQTTClientCore: @unchecked Sendable {
     }
 
     var connection: ConnectionState { state.withLock { $0.connection } }
+
+    /// The broker of the current connection, or of the attempt under way or last made.
+    var currentBroker: BrokerURL { options.brokers[state.withLock { $0.brokerIndex }] }
 
     func disconnect() {
         // `stop` is set before the DISCONNECT goes out, so the network thread takes the socket

@@ -70,7 +70,14 @@ public struct Will: Sendable, Equatable {
 
 /// Everything needed to connect a client.
 public struct MQTTOptions: Sendable {
-    public var broker: BrokerURL
+    /// The brokers, tried in turn: the first at `start()`, the next after each failed attempt or
+    /// lost connection (nodes of one cluster). Never empty.
+    public var brokers: [BrokerURL]
+    /// The first broker; setting it leaves a one-broker list.
+    public var broker: BrokerURL {
+        get { brokers[0] }
+        set { brokers = [newValue] }
+    }
     public var clientID: String
     public var username: String?
     public var password: PasswordSource?
@@ -114,7 +121,7 @@ public struct MQTTOptions: Sendable {
     public init(broker: BrokerURL, clientID: String, username: String? = nil, password: PasswordSource? = nil,
                 tls: TLSOptions = TLSOptions(), protocolVersion: ProtocolVersion = .v311, keepalive: Int32 = 30,
                 will: Will? = nil, reconnectDelay: ClosedRange<UInt32> = 1...60, maxInflight: UInt32 = 20) {
-        self.broker = broker; self.clientID = clientID; self.username = username; self.password = password
+        self.brokers = [broker]; self.clientID = clientID; self.username = username; self.password = password
         self.tls = tls; self.protocolVersion = protocolVersion; self.keepalive = keepalive; self.will = will
         self.reconnectDelay = reconnectDelay; self.maxInflight = maxInflight
     }

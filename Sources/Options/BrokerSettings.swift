@@ -34,7 +34,8 @@ public struct BrokerSettings: Sendable, Equatable {
 
     /// The settings every connecting tool takes, in help order.
     public static let settings: [Setting] = [
-        Setting(key: "broker", valueName: "URL", help: "mqtt://host[:port] or mqtts://host[:port].", defaultValue: defaultBroker),
+        Setting(key: "broker", valueName: "URL[,URL…]",
+                help: "mqtt://host[:port] or mqtts://host[:port]; a list of a cluster's nodes is tried in turn.", defaultValue: defaultBroker),
         Setting(key: "username", valueName: "NAME", help: "MQTT user name.", defaultValue: nil),
         Setting(key: "password_file", valueName: "FILE", help: "File holding the MQTT password.", defaultValue: nil),
         Setting(key: "password_env", valueName: "VAR", help: "Environment variable holding the MQTT password.", defaultValue: nil),
@@ -84,7 +85,9 @@ public struct BrokerSettings: Sendable, Equatable {
         guard (certFile == nil) == (keyFile == nil) else { throw UsageError("tls.cert and tls.key: give both or neither") }
         // TLS files were ignored on mqtt:// (the password went in clear), and a client
         // certificate without tls.ca was dropped: the system's CA store takes none here.
-        guard tlsFiles.isEmpty || broker.hasPrefix("mqtts://") else {
+        // Every entry of a broker list (`mqtts://a,mqtts://b`) is a TLS one.
+        let tls = broker.split(separator: ",").allSatisfy { $0.drop { $0 == " " }.hasPrefix("mqtts://") }
+        guard tlsFiles.isEmpty || tls else {
             throw UsageError("tls.ca, tls.cert, tls.key: only for an mqtts:// broker, not \(broker)")
         }
         guard certFile == nil || caFile != nil else {

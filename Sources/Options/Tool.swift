@@ -70,4 +70,16 @@ public enum TerminationSignal {
         while sigwait(&set, &number) != 0 {}
         return number
     }
+
+    /// As `wait()`, for at most `seconds`: the signal's number, or nil when none came.
+    public static func wait(seconds: Double) -> Int32? {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTERM)
+        sigaddset(&set, SIGINT)
+        let whole = max(0, seconds.rounded(.down))
+        var timeout = timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9))
+        let number = sigtimedwait(&set, nil, &timeout)
+        return number > 0 ? number : nil
+    }
 }

@@ -11,11 +11,12 @@ import YAML
 /// is made from these, and `init` reads each, typed, from the flags merged over `--config`.
 struct AggregatorOptions {
     static let site = Opt<String>.required("site", "FILE", help: "The site file (YAML): floors, rooms, nodes, devices.")
-    static let broker = Opt<BrokerURL?>(.value(
-        "broker", "URL", help: "mqtt://host[:port] or mqtts://host[:port]; default: the site's mqtt section, else mqtt://localhost:1883.")) {
+    static let broker = Opt<[BrokerURL]?>(.value(
+        "broker", "URL[,URL…]", help: "mqtt://host[:port] or mqtts://host[:port], or a cluster's nodes tried in turn; "
+            + "default: the site's mqtt section, else mqtt://localhost:1883.")) {
         a throws(UsageError) in
         guard let url = a.string("broker") else { return nil }
-        do throws(MQTTError) { return try BrokerURL(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
+        do throws(MQTTError) { return try BrokerURL.list(parsing: url) } catch { throw UsageError("--broker: \(error.message)") }
     }
     static let db = Opt<String?>.text("db", "FILE|URL", help: "SQLite file or postgresql:// URL for tracks and visits ('none' to run without); default: the site's storage.path.")
     static let http = Opt<String>.text("http", "ADDR:PORT", help: "Serve /metrics, /healthz and /api here ('none' to serve nothing).", default: "127.0.0.1:9464")
@@ -43,20 +44,23 @@ struct AggregatorOptions {
     }
     static let clientID = Opt<String>.text("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator")
     static let noDiscovery = Opt<Bool>.flag("no-discovery", help: "Do not publish Home Assistant discovery.")
+    static let standby = Opt<Bool>.flag("standby", help: "Wait for the shard's lease in the postgresql:// --db before starting; "
+        + "exit 1 if it is lost. Run every instance of a shard so.")
     static let config = Opt<String?>.text("config", "FILE", help: "A YAML file with any of these options as keys (flags win).")
     static let calibration = Opt<String?>.text("calibration", "CAL.yaml", help: "A calibration `whereabouts calibrate --survey` wrote "
         + "(default: the site's calibration key): its absorption, rx_adj and tx_ref replace the site's.")
     static let table = [site.option, calibration.option, broker.option, db.option, http.option, httpTokenFile.option, locator.option,
-                        dialects.option, clock.option, shard.option, clientID.option, noDiscovery.option, config.option]
+                        dialects.option, clock.option, shard.option, clientID.option, noDiscovery.option, standby.option, config.option]
 
-    let site: String, calibration: String?, broker: BrokerURL?, db: String?, http: String, httpTokenFile: String?
-    let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, noDiscovery: Bool, shard: Shard?
+    let site: String, calibration: String?, broker: [BrokerURL]?, db: String?, http: String, httpTokenFile: String?
+    let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, noDiscovery: Bool, shard: Shard?, standby: Bool
     var clientID: String
 
     init(_ a: Arguments) throws(UsageError) {
         site = try a.get(Self.site); calibration = try a.get(Self.calibration); broker = try a.get(Self.broker); db = try a.get(Self.db); http = try a.get(Self.http)
         httpTokenFile = try a.get(Self.httpTokenFile); locator = try a.get(Self.locator); dialects = try a.get(Self.dialects)
         clock = try a.get(Self.clock); clientID = try a.get(Self.clientID); noDiscovery = try a.get(Self.noDiscovery)
+        standby = try a.get(Self.standby)
         shard = try a.get(Self.shard)
         // Two shards under one client id would take the broker connection from each other.
         if let shard, !a.isSet("client-id") { clientID += "-shard\(shard.index)" }
@@ -155,11 +159,11 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     let mqtt: MQTTOptions
     // The site's broker settings are checked as check-site and the edge check theirs; the
     // message names what is at fault: the site's key, or --broker against it.
-    do { mqtt = try AggregatorSettings.mqttOptions(site: site, broker: options.broker, clientID: options.clientID) }
+    do { mqtt = try AggregatorSettings.mqttOptions(site: site, brokers: options.broker, clientID: options.clientID) }
     catch let error as SiteBrokerConflict {
         let problem = error.problem(at: decoded.locations)
         if error.key == "--broker" {
-            printError("--broker \(options.broker?.description ?? ""): \(error.message) (the site's mqtt.tls at \(sitePath):\(problem.line))")
+            printError("--broker \(options.broker.map(BrokerURL.listDescription) ?? ""): \(error.message) (the site's mqtt.tls at \(sitePath):\(problem.line))")
             log("--broker does not go together with the site file's mqtt section; not starting")
         } else {
             printError("\(sitePath):\(problem)")
@@ -187,6 +191,21 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         settings.httpTokenFile = tokenFile
     }
 
+    // A standby waits for its shard's lease before it opens anything or connects.
+    var lease: StandbyLease?
+    if options.standby {
+        guard let url = StandbyLease.storeURL(settings.database) else {
+            throw UsageError("--standby: needs a postgresql:// --db (the shard's lease lives there)")
+        }
+        let standby = StandbyLease(url: url, shard: (shard.index, shard.count), log: { log($0) })
+        guard standby.waitForLease() else {
+            log("stopped while standing by")
+            return ExitCode.success
+        }
+        settings.leased = true
+        lease = standby
+    }
+
     let service = AggregatorService(settings: settings, log: { log($0) })
     do {
         try service.start()
@@ -195,8 +214,15 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         return ExitCode.failure
     }
     let sharded: String = shard.isWhole ? "" : ", shard \(shard) of \(site.partitions) partitions"
-    log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors)" + sharded + ", broker \(settings.mqtt.broker)"
+    log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors)" + sharded
+        + ", broker \(BrokerURL.listDescription(settings.mqtt.brokers))"
         + (settings.database.map { ", database \($0)" } ?? ", no database") + (settings.http.map { ", http \($0)" } ?? ""))
+
+    // Nothing more goes out once the lease is gone: the next holder recovers the shard.
+    lease?.watch { why in
+        log(why + "; stopping at once, publishing nothing more (the next holder recovers this shard)")
+        _exit(ExitCode.failure)
+    }
 
     // SIGTERM and SIGINT stop cleanly: exits for open visits, `offline`, database flushed.
     TerminationSignal.wait()

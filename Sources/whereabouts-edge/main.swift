@@ -69,7 +69,7 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         if let password = config.mqtt.password {
             do { _ = try password.resolve() } catch { throw ReadFailure("\(error)") }
         }
-        print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
+        print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.brokers.map(\.description).joined(separator: ",")), qos \(config.qos.rawValue), " +
               "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +
               (config.partitions.count > 1 ? "\(config.partitions.count) partitions, " : "") +
               "\(config.irks.count) identity resolving keys" + (config.irks.isEmpty ? "" : " (\(config.irks.map(\.name).joined(separator: ", ")))"))

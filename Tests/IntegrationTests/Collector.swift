@@ -19,11 +19,17 @@ final class Collector: Sendable {
     ///   arrives while this collector is disconnected); nil for a fresh clean session.
     /// - Parameter onMessage: called on the client's queue with each message once it is kept,
     ///   for a test that must act the moment something arrives.
-    init(broker: Broker, filters: [String], qos: QoS = .atLeastOnce, session: String? = nil,
+    convenience init(broker: Broker, filters: [String], qos: QoS = .atLeastOnce, session: String? = nil,
+                     onMessage: (@Sendable (MQTTMessage) -> Void)? = nil) throws {
+        try self.init(url: broker.url, filters: filters, qos: qos, session: session, onMessage: onMessage)
+    }
+
+    /// As `init(broker:…)`, on the broker at `url` (a node of a NATS cluster).
+    init(url: String, filters: [String], qos: QoS = .atLeastOnce, session: String? = nil,
          onMessage: (@Sendable (MQTTMessage) -> Void)? = nil) throws {
         let clientID = session ?? "collector-\(UInt32.random(in: 0...UInt32.max))"
         let log = self.log
-        var options = MQTTOptions(broker: try BrokerURL(parsing: broker.url), clientID: clientID,
+        var options = MQTTOptions(broker: try BrokerURL(parsing: url), clientID: clientID,
                                   keepalive: 5, reconnectDelay: 1...2)
         options.cleanSession = session == nil
         client = try MQTTClient(options, queue: DispatchQueue(label: "collector")) { event in

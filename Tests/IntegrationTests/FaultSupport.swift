@@ -110,13 +110,14 @@ final class AggregatorProcess: @unchecked Sendable {
     let logFile: URL
     let httpPort: Int
 
-    init(broker: Broker, db: URL?, directory: URL, name: String = "aggregator", site: URL = Reference.site,
-         extra: [String] = [], environment: [String: String] = [:], database: String? = nil) throws {
+    init(broker: Broker?, db: URL?, directory: URL, name: String = "aggregator", site: URL = Reference.site,
+         extra: [String] = [], environment: [String: String] = [:], database: String? = nil,
+         brokers: String? = nil) throws {
         httpPort = try freePort()
         logFile = directory.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.executableURL = executable("whereabouts-aggregator")
-        process.arguments = ["--site", site.path, "--broker", broker.url, "--http", "127.0.0.1:\(httpPort)",
+        process.arguments = ["--site", site.path, "--broker", brokers ?? broker?.url ?? "", "--http", "127.0.0.1:\(httpPort)",
                              "--db", database ?? db?.path ?? "none"] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice

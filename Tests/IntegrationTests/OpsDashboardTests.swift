@@ -44,7 +44,7 @@ private func variableReferences(_ text: String) -> Set<String> {
 @Test func everyDashboardIsGrafanaJSONWithUniqueIdsAndKnownDatasources() throws {
     let datasources = try provisionedDatasources()
     let dashboards = try GrafanaDashboard.all()
-    #expect(dashboards.map(\.file) == ["device-history.json", "node-health.json", "positioning-quality.json", "site-overview.json"])
+    #expect(dashboards.map(\.file) == ["device-history.json", "node-health.json", "positioning-quality.json", "shards.json", "site-overview.json"])
     #expect(Set(dashboards.compactMap { $0.json["uid"] as? String }).count == dashboards.count, "dashboard uids must differ")
     for d in dashboards {
         let schema = try #require(d.json["schemaVersion"] as? Int, "\(d.file): schemaVersion")
