@@ -42,6 +42,10 @@ public struct CalibratedSite: Sendable {
         for name in calibration.unknownNodes(in: decoded.site) {
             out.problems.append((path, SiteProblem(.error, line: 0, key: "nodes", message: "node \(name) is not in \(sitePath): a calibration of another site?")))
         }
+        let floors = Set(decoded.site.floors.map(\.id))
+        for layer in calibration.radioMap?.layers ?? [] where !floors.contains(layer.floor) {
+            out.problems.append((path, SiteProblem(.error, line: 0, key: "radio_map", message: "floor \(layer.floor) is not in \(sitePath): a calibration of another site?")))
+        }
         guard !problems.contains(where: { $0.severity == .error }), out.errors.isEmpty else { return out }
         out.site = calibration.applied(to: decoded.site)
         out.calibrationPath = path
