@@ -43,8 +43,8 @@ public struct SurveyData: Sendable {
     }
 
     /// The Kolakowski flat's robot survey, `flat.csv` (`t,x,y,rssi_1..rssi_6`, empty where the
-    /// anchor did not hear the tag): rows `range` of it (the split in time), RSSI rounded to whole
-    /// dB, nodes `anchor-1` … `anchor-6`, the tag 1.3 m up on its pole.
+    /// anchor did not hear the tag): one half of its rows (the split in time), RSSI rounded to whole
+    /// dB half to even (as the converter's Python does), nodes `anchor-1` … `anchor-6`, the tag 1.3 m up on its pole.
     public static func kolakowski(flat: String, half: Half) throws -> SurveyData {
         let lines = flat.split(separator: "\n").dropFirst()
         let rows = half == .first ? lines.prefix(lines.count / 2) : lines.suffix(lines.count - lines.count / 2)
@@ -58,7 +58,7 @@ public struct SurveyData: Sendable {
             csv += "\(t),\(min(max(x, 0), kolakowskiFlat.x)),\(min(max(y, 0), kolakowskiFlat.y)),1.3,flat\n"
             for a in 0..<6 where !f[3 + a].isEmpty {
                 guard let v = Double(f[3 + a]) else { throw Philotuxo.FormatError(line: i + 2, message: "rssi_\(a + 1) is not a number") }
-                readings.append(("anchor-\(a + 1)", Reading(id: kolakowskiTag, rssi: Int(v.rounded()), t: t, kind: .mac)))
+                readings.append(("anchor-\(a + 1)", Reading(id: kolakowskiTag, rssi: Int(v.rounded(.toNearestOrEven)), t: t, kind: .mac)))
             }
         }
         return SurveyData(readings: readings, truthCSV: csv)

@@ -76,6 +76,18 @@ private func scores(_ readings: [(node: String, reading: Reading)], site: Site, 
     }
 }
 
+/// A walk's error as `whereabouts evaluate` scores it: event time in `step`s, the truth as
+/// TRUTH.csv (`walkTruthCSV`), one way to score every real-data row.
+func evaluated(_ walk: Walk, site: Site, locator: LocatorKind, step: Double, options: EngineOptions = EngineOptions()) throws -> ErrorSummary {
+    var options = options
+    options.updateInterval = step
+    let truth = try TruthTrack(csv: walkTruthCSV(walk, site: site), site: site)
+    switch evaluate(walk.readings, site: site, locator: locator, truth: truth, options: options) {
+    case .success(let s): return ErrorSummary(errors: s.errors)
+    case .failure(let f): throw AccuracyError("cannot score \(walk.name): \(f)")
+    }
+}
+
 /// A walk's truth as tools/philotuxo-convert.py writes it: each distinct time's position,
 /// clamped into the hall (one walk's annotation strays past the floor's bounds).
 func walkTruthCSV(_ walk: Walk, site: Site) -> String {

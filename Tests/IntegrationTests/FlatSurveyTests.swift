@@ -34,7 +34,9 @@ func theFlatsSurveyFittedOnItsFirstHalfLocatesTheSecond() throws {
     let none = try median([]), fitted = try median(["--calibration", plain]), mapped = try median(["--calibration", cal])
     let nearest = try median(["--calibration", cal], "nearest")
     // Measured: 3.42 m with the defaults, 1.32 m with the fit, 1.24 m with the fit and its map; nearest 2.70 m.
+    // The map's gain here is within what the file's rounding moves (the Lab's unrounded fit: 1.23 m
+    // without the map, 1.32 m with it): it must not cost more than that.
     #expect(fitted < none - 1.5, "defaults \(none) m, fitted \(fitted) m")
-    #expect(mapped < fitted, "fitted \(fitted) m, with the map \(mapped) m")
+    #expect(mapped < fitted + 0.1, "fitted \(fitted) m, with the map \(mapped) m")
     #expect(mapped < 1.3 && mapped < nearest - 1, "with the map \(mapped) m, nearest \(nearest) m")
 }
