@@ -44,9 +44,13 @@ final class AggregatorMetrics: Sendable {
     let mqttReconnects: Counter
     let publishFailures: Counter
     let storageCommits: Histogram
+    /// Calibration reloads on SIGHUP, by outcome (`applied`, `refused`).
+    let calibrationReloads: CounterFamily
 
     init(registry: Registry = Registry()) {
         self.registry = registry
+        calibrationReloads = registry.counter("whereabouts_calibration_reloads_total",
+                                              "Calibration files reloaded on SIGHUP, by outcome (applied, refused: the old one kept).", labels: ["outcome"])
         readingsTotal = registry.counter("whereabouts_readings_total", "Readings accepted, by node.", labels: ["node"])
         rejectedTotal = registry.counter("whereabouts_rejected_total", "Payloads or readings refused, by reason.", labels: ["reason"])
         batches = registry.counter("whereabouts_batches_total", "Reading batches accepted.").labels()

@@ -18,6 +18,10 @@ public struct AggregatorSettings: Sendable {
     public var httpToken: String?
     /// Where the site and the token were read from, for the start's permission checks.
     public var sitePath: String?
+    /// The calibration file applied (`--calibration`, else the site's `calibration` key) and
+    /// the site before it was applied: SIGHUP reads the file again onto that site.
+    public var calibrationPath: String?
+    public var uncalibratedSite: Site?
     public var httpTokenFile: String?
     public var locator: LocatorKind = .default
     public var dialects: [Dialect] = []

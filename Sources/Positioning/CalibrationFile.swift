@@ -3,7 +3,8 @@ import SiteModel
 
 /// CAL.yaml, the file `whereabouts calibrate --survey` writes and `--calibration` (and the site's
 /// `calibration: FILE`) reads: `SiteCalibration.decode` takes `version`, `absorption`,
-/// `nodes[].name/rx_adj` and `devices[].id/tx_ref`; every other key is the fit's report, kept
+/// `nodes[].name/rx_adj`, `devices[].id/tx_ref` and `radio_map` (its width, weight, limit and
+/// per node and floor the points' residuals); every other key is the fit's report, kept
 /// beside the numbers it explains. The format is described in docs/operations.md, Measure your
 /// own site.
 extension SurveyCalibration {
@@ -30,6 +31,23 @@ extension SurveyCalibration {
         out += thin.isEmpty ? "thin: []\n" : "thin:\n"
         for t in thin {
             out += "  - { floor: \(Self.quoted(t.floor)), at: [\(Self.fixed(t.at.x, 1)), \(Self.fixed(t.at.y, 1))], nearest: \(Self.fixed(t.nearest, 1)) }\n"
+        }
+        return out + radioMapSection
+    }
+
+    /// `radio_map:`: the map's width, weight and limit, and per node and floor its fit and points.
+    var radioMapSection: String {
+        var out = "radio_map:\n"
+        out += "  bandwidth: \(Self.fixed(radioMap.bandwidth, 2))\n  prior: \(Self.fixed(radioMap.prior, 2))\n  limit: \(Self.fixed(radioMap.limit, 1))\n"
+        out += radioMap.layers.isEmpty ? "  nodes: []\n" : "  nodes:\n"
+        for (layer, fit) in zip(radioMap.layers, mapFits) {
+            out += "    - name: \(Self.quoted(layer.node))\n      floor: \(Self.quoted(layer.floor))\n"
+            out += "      rms_model: \(Self.fixed(fit.rmsModel, 2))\n      rms_map: \(Self.fixed(fit.rmsMap, 2))\n"
+            out += "      rms_held_out: \(Self.fixed(fit.rmsHeldOut, 2))\n      thin: \(Self.fixed(fit.thin, 2))\n"
+            out += "      points:\n"
+            for p in layer.points {
+                out += "        - [\(Self.fixed(p.x, 2)), \(Self.fixed(p.y, 2)), \(Self.fixed(p.residual, 2)), \(Self.fixed(p.weight, 3))]\n"
+            }
         }
         return out
     }

@@ -8,14 +8,14 @@ import SiteModel
 /// Device ids and node names are interned to dense indices once; a reading then costs one
 /// dictionary lookup and a write into preallocated slots.
 public final class Engine {
-    public let site: Site
+    public internal(set) var site: Site
     /// The stages readings go through and the solver (`Pipeline`).
     public let pipeline: Pipeline
     public var locatorKind: LocatorKind { pipeline.locator }
     public let options: EngineOptions
-    let geometry: SiteGeometry
+    var geometry: SiteGeometry
     let locator: any Locator
-    let model: PathLoss
+    var model: PathLoss
     let floorChoice: FloorChoice
     let txLearning: TxLearning
 
@@ -80,15 +80,12 @@ public final class Engine {
         self.site = site
         self.pipeline = pipeline
         self.options = options
-        var geometry = SiteGeometry(site)
-        geometry.deviceHeight = options.deviceHeight
-        self.locator = pipeline.locator.makeLocator()
-        self.model = PathLoss(exponent: site.positioning.absorption)
+        let locator = pipeline.locator.makeLocator(), model = PathLoss(exponent: site.positioning.absorption)
+        self.locator = locator
+        self.model = model
         floorChoice = FloorChoice(options: options.floorChoice)
         txLearning = TxLearning(options: options.transmitPower)
-        if locator.searchesGrid {
-            geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? EngineOptions.usualDeviceHeight)
-        }
+        let geometry = Self.compile(site, locator: locator, model: model, options: options)
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         freeLinks = Array(repeating: [], count: site.nodes.count)

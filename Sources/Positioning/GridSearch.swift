@@ -47,7 +47,7 @@ struct LossGrid: Sendable {
                 for c in 0..<columns {
                     let p = center(column: c, row: r)
                     let d = max(distance(p, node.point), PathLoss.minimumDistance)
-                    let walls = site.wallLoss(floor: f, from: p.xy, to: node.point.xy)
+                    let walls = site.extraLoss(node: n, floor: f, at: p.xy)
                     loss[n * cellCount + r * columns + c] = Float(slope * Elementary.log(d) + walls)
                 }
             }

@@ -219,13 +219,15 @@ struct Problem {
     /// loss changed (an evaluation made before still holds when none did).
     @discardableResult
     func refreshWalls(_ obs: inout [Observation], at x: Point3, site: SiteGeometry) -> (total: Double, changed: Bool) {
-        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty else { return (0, false) }
+        guard site.floors.indices.contains(floor), !site.floors[floor].walls.isEmpty || !site.radioMap.isEmpty else { return (0, false) }
         var total = 0.0, changed = false
+        let mapped = !site.radioMap.isEmpty
         for i in obs.indices {
-            let walls = site.wallLoss(floor: floor, from: x.xy, to: obs[i].position.xy)
+            let walls = site.extraLoss(node: Int(obs[i].node), floor: floor, at: x.xy)
             if walls != obs[i].walls { changed = true }
             obs[i].walls = walls
-            total += walls * Double(i + 1)
+            // A radio map varies smoothly: only a change of about a decibel asks for another pass.
+            total += (mapped ? walls.rounded() : walls) * Double(i + 1)
         }
         return (total, changed)
     }

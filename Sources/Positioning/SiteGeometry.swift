@@ -72,6 +72,8 @@ struct SiteGeometry: Sendable {
     var deviceHeight: Double?
     /// Per floor, for the default locator's global search; empty for the other locators.
     var grids: [LossGrid] = []
+    /// The calibration's radio map, tabulated (empty without one).
+    var radioMap = RadioMapGrid()
 
     /// Tabulates the path loss to a grid over every floor at the usual device height.
     mutating func buildGrids(slope: Double, height: Double) {
@@ -102,6 +104,7 @@ struct SiteGeometry: Sendable {
                             floors: listed.isEmpty ? Array(site.floors.indices) : listed, rxAdj: node.rxAdj)
         }
         adjacent = Self.adjacency(site: site, rooms: rooms)
+        if let map = site.radioMap { radioMap = RadioMapGrid(map, site: site) }
         nodeRooms = nodes.map { node in
             guard node.floors.count == 1, let floor = node.floors.first else { return -1 }
             return floors[floor].rooms.first { Polygon.contains(rooms[$0].points, node.point.xy) } ?? -1
@@ -125,6 +128,14 @@ struct SiteGeometry: Sendable {
             loss += wall.attenuation
         }
         return loss
+    }
+
+    /// The loss beyond distance between a device at `p` on `floor` and node `n`: the walls the
+    /// line of sight crosses, less the radio map's correction there (louder than the model: less loss).
+    @inline(__always)
+    func extraLoss(node n: Int, floor: Int, at p: Point2) -> Double {
+        let walls = wallLoss(floor: floor, from: p, to: nodes[n].point.xy)
+        return radioMap.isEmpty ? walls : walls - radioMap.correction(node: n, floor: floor, at: p)
     }
 
     /// The room on `floor` containing `p`, else the nearest one (rooms partition a floor,

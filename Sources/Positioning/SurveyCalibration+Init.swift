@@ -36,6 +36,7 @@ extension SurveyCalibration {
             return FloorFit(id: site.floors[f].id, absorption: exponent, cells: cells)
         }
         (thin, thinShare) = Self.thinPlaces(site: site, cells: data.cells)
+        (radioMap, mapFits) = Self.radioMap(site: site, cells: data.cells, residuals: shared.residuals, fitted: fitted)
     }
 
     static func rms(_ values: [Double]) -> Double {

@@ -54,6 +54,9 @@ public struct SurveyCalibration: Sendable {
     public var used: Int, outside: Int, unknownNode: Int, otherDevice: Int, faint: Int
     /// Robust RMS of all cells' residuals with one exponent, and with one per node (dB).
     public var rms: Double, rmsPerNodeExponent: Double
+    /// The residuals' map (`RadioMap`), one layer per fitted node and floor, and how well each fits.
+    public var radioMap: RadioMap
+    public var mapFits: [MapFit]
 
     /// A node's `rx_adj` is fitted from this many cells or more.
     public static let minimumCells = 3
@@ -62,12 +65,13 @@ public struct SurveyCalibration: Sendable {
     /// ... and a grid point farther than this from every surveyed point is thin (m).
     public static let thinRadius = 3.0
 
-    /// The parameters the engine takes: the site's absorption, the fitted nodes' `rx_adj`, the devices' `tx_ref`.
+    /// The parameters the engine takes: the site's absorption, the fitted nodes' `rx_adj`, the devices' `tx_ref`
+    /// and the radio map.
     public var siteCalibration: SiteCalibration {
         var rx: [String: Double] = [:], tx: [String: Double] = [:]
         for n in nodes { if let a = n.rxAdj { rx[n.name] = a } }
         for d in devices { tx[d.id] = d.txRef }
-        return SiteCalibration(absorption: absorption, rxAdj: rx, txRef: tx)
+        return SiteCalibration(absorption: absorption, rxAdj: rx, txRef: tx, radioMap: radioMap)
     }
 
     /// Fits `readings` (in any order) against `truth`; with `device`, only that device's readings.

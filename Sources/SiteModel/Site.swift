@@ -19,6 +19,8 @@ public struct Site: Sendable, Equatable {
     /// as written: relative paths are relative to the site file's directory, resolved by whoever
     /// loads it (see `SiteCalibration`).
     public var calibration: String?
+    /// The calibration file's radio map (set by `SiteCalibration.applied(to:)`, never by the site file).
+    public var radioMap: RadioMap?
     /// Where the plan lies on Earth, when the site reports positions as GPS coordinates.
     public var gps: GPSAnchor?
     /// Readings partitions P (docs/protocol.md, Partitions and shards): the edges' `partitions`,

@@ -14,16 +14,22 @@ public struct SiteCalibration: Sendable, Equatable {
     /// Device id → fitted `tx_ref` (dBm at 1 m).
     public var txRef: [String: Double] = [:]
 
-    public init(absorption: Double? = nil, rxAdj: [String: Double] = [:], txRef: [String: Double] = [:]) {
-        self.absorption = absorption; self.rxAdj = rxAdj; self.txRef = txRef
+    /// The radio map (`radio_map`): per node, corrections over the floor learnt from the survey.
+    public var radioMap: RadioMap?
+
+    public init(absorption: Double? = nil, rxAdj: [String: Double] = [:], txRef: [String: Double] = [:], radioMap: RadioMap? = nil) {
+        self.absorption = absorption; self.rxAdj = rxAdj; self.txRef = txRef; self.radioMap = radioMap
     }
+
+    /// The top-level keys this decoder reads or reads past. Another section of the file (room
+    /// fingerprints, say) adds its key here and decodes it in its own file.
+    public static let knownKeys: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin", "radio_map"]
 
     /// Decodes a calibration file's tree; every problem comes back with its line and key.
     public static func decode(_ root: ConfigNode) -> (calibration: SiteCalibration, problems: [SiteProblem]) {
         var reader = ConfigReader()
         var out = SiteCalibration()
-        let known: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin"]
-        guard let f = reader.fields(root, "", known: known) else { return (out, reader.problems) }
+        guard let f = reader.fields(root, "", known: knownKeys) else { return (out, reader.problems) }
         if let v = reader.integer(f["version"], "version", within: 0...Int.max) {
             if v != version { reader.error("version", f["version"]?.line ?? root.line, "this whereabouts reads version \(version), got \(v)") }
         } else if f["version"] == nil {
@@ -42,21 +48,24 @@ public struct SiteCalibration: Sendable, Equatable {
                   let id = reader.string(reader.required(d, "id"), d.path("id")) else { continue }
             if let tx = reader.number(d["tx_ref"], d.path("tx_ref"), within: -120...20) { out.txRef[id] = tx }
         }
+        out.radioMap = RadioMap.decode(f["radio_map"], "radio_map", &reader)
         return (out, reader.problems)
     }
 
     /// Names in this calibration that `site` does not know (nodes), one message each.
     public func unknownNodes(in site: Site) -> [String] {
         let names = Set(site.nodes.map(\.name))
-        return rxAdj.keys.filter { !names.contains($0) }.sorted()
+        let mapped = radioMap?.layers.map(\.node) ?? []
+        return Set(rxAdj.keys).union(mapped).filter { !names.contains($0) }.sorted()
     }
 
-    /// `site` with this calibration's exponent, node offsets and device powers; what it does
+    /// `site` with this calibration's exponent, node offsets, device powers and radio map; what it does
     /// not name stays as the site has it. A device not in `site.devices` is added with its
     /// `tx_ref`, so the engine uses it in place of the power its frames announce.
     public func applied(to site: Site) -> Site {
         var site = site
         if let absorption { site.positioning.absorption = absorption }
+        if let radioMap { site.radioMap = radioMap }
         for i in site.nodes.indices {
             if let adj = rxAdj[site.nodes[i].name] { site.nodes[i].rxAdj = adj }
         }

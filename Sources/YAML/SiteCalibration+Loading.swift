@@ -23,6 +23,8 @@ extension SiteCalibration {
 /// the site file and of the calibration file, each with its own path.
 public struct CalibratedSite: Sendable {
     public var site: Site
+    /// The site as its file has it, before the calibration was applied.
+    public var uncalibrated: Site
     public var calibrationPath: String?
     /// Where the site file's entries are, for problems found after decoding (the broker settings).
     public var locations: SiteLocations
@@ -34,17 +36,31 @@ public struct CalibratedSite: Sendable {
     /// not have is an error: it was fitted for another site.
     public static func load(sitePath: String, calibration flag: String?) -> CalibratedSite {
         let decoded = Site.load(path: sitePath)
-        var out = CalibratedSite(site: decoded.site, calibrationPath: nil, locations: decoded.locations, problems: decoded.problems.map { (sitePath, $0) })
+        var out = CalibratedSite(site: decoded.site, uncalibrated: decoded.site, calibrationPath: nil, locations: decoded.locations,
+                                 problems: decoded.problems.map { (sitePath, $0) })
         guard decoded.errors.isEmpty else { return out }
         guard let path = flag ?? decoded.site.calibration.map({ SiteCalibration.path($0, besideSite: sitePath) }) else { return out }
-        let (calibration, problems) = SiteCalibration.load(path: path)
+        let (site, problems) = applying(calibrationAt: path, to: decoded.site, sitePath: sitePath)
         out.problems += problems.map { (path, $0) }
-        for name in calibration.unknownNodes(in: decoded.site) {
-            out.problems.append((path, SiteProblem(.error, line: 0, key: "nodes", message: "node \(name) is not in \(sitePath): a calibration of another site?")))
-        }
-        guard !problems.contains(where: { $0.severity == .error }), out.errors.isEmpty else { return out }
-        out.site = calibration.applied(to: decoded.site)
+        guard let site else { return out }
+        out.site = site
         out.calibrationPath = path
         return out
+    }
+
+    /// `site` (the file at `sitePath`) with the calibration at `path` applied, and the
+    /// calibration file's problems; `nil` when it has errors. A calibration naming a node or a
+    /// floor the site does not have is an error: it was fitted for another site.
+    public static func applying(calibrationAt path: String, to site: Site, sitePath: String) -> (Site?, [SiteProblem]) {
+        var (calibration, problems) = SiteCalibration.load(path: path)
+        for name in calibration.unknownNodes(in: site) {
+            problems.append(SiteProblem(.error, line: 0, key: "nodes", message: "node \(name) is not in \(sitePath): a calibration of another site?"))
+        }
+        let floors = Set(site.floors.map(\.id))
+        for layer in calibration.radioMap?.layers ?? [] where !floors.contains(layer.floor) {
+            problems.append(SiteProblem(.error, line: 0, key: "radio_map", message: "floor \(layer.floor) is not in \(sitePath): a calibration of another site?"))
+        }
+        guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
+        return (calibration.applied(to: site), problems)
     }
 }

@@ -74,8 +74,10 @@ let command = Command(
     discussion: """
         The MQTT password comes from the site's mqtt.password_file or WHEREABOUTS_MQTT_PASSWORD, never a flag.
         One aggregator writes a database: a second one on the same --db exits 1 naming the first's pid
-        (the first holds FILE.lock while it runs). SIGTERM and SIGINT stop cleanly; SIGHUP is logged and
-        ignored (nothing is reloaded: restart to apply a change). Exit status: 0 after SIGTERM or SIGINT,
+        (the first holds FILE.lock while it runs). SIGTERM and SIGINT stop cleanly; SIGHUP reloads the
+        calibration file (--calibration or the site's calibration key) without losing tracks, rooms or
+        visits, and keeps the old one when the new one has errors (everything else is read at start
+        only: restart to apply a change). Exit status: 0 after SIGTERM or SIGINT,
         1 when it cannot start, 64 on a usage error.
         """)
 
@@ -131,11 +133,12 @@ func log(_ line: String) { printError("whereabouts-aggregator: \(line)") }
 
 TerminationSignal.block()
 // SIGHUP (a closed terminal, or an operator expecting a reload) killed the process uncleanly:
-// no exits published, the will saying `offline`. A daemon keeps running; there is no reload
-// (the site and options are read at start), so the signal is logged and otherwise ignored.
+// no exits published, the will saying `offline`. A daemon keeps running: once started, SIGHUP
+// reloads the calibration file (AggregatorService.reloadCalibration); before that it is logged
+// and ignored.
 signal(SIGHUP, SIG_IGN)
 let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "whereabouts.aggregator.hangup"))
-hangup.setEventHandler { log("SIGHUP ignored: the site and options are read at start only; restart to apply a change") }
+hangup.setEventHandler { log("SIGHUP ignored while starting: the site and options are read at start only") }
 hangup.resume()
 exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { args in
     let options = try merged(args)
@@ -184,6 +187,8 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     settings.shard = shard
     settings.version = whereaboutsVersion
     settings.sitePath = sitePath
+    settings.calibrationPath = decoded.calibrationPath
+    settings.uncalibratedSite = decoded.uncalibrated
     if let tokenFile = options.httpTokenFile {
         guard let token = try? String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               !token.isEmpty else { log("cannot read a token from \(tokenFile)"); return ExitCode.failure }
@@ -213,6 +218,11 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         log("cannot start: \(error)")
         return ExitCode.failure
     }
+    // From now on SIGHUP reloads the calibration file (the site and options stay as started).
+    hangup.cancel()
+    let reload = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "whereabouts.aggregator.reload"))
+    reload.setEventHandler { service.reloadCalibration() }
+    reload.resume()
     let sharded: String = shard.isWhole ? "" : ", shard \(shard) of \(site.partitions) partitions"
     log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors)" + sharded
         + ", broker \(BrokerURL.listDescription(settings.mqtt.brokers))"

@@ -9,13 +9,17 @@ import SiteModel
 let accuracyCommand = Command(
     name: "whereabouts-lab accuracy",
     abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
-    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
+    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--survey DIR] [--flat DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
     options: [
         .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
                default: "tools/scenarios"),
         .value("sites", "DIR", help: "The sites the scenarios run on.", default: "tools/sites"),
         .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/); 'none' skips it.",
                default: "Tests/Fixtures/philotuxo"),
+        .value("survey", "DIR", help: "The hall's site survey (positions.csv, set_N/): the walks scored with a survey-only calibration; 'none' skips it.",
+               default: "Tests/Fixtures/philotuxo-survey"),
+        .value("flat", "DIR", help: "The Kolakowski flat's robot survey (flat.csv, anchors.csv, layout.csv), split in time; 'none' skips it.",
+               default: "Tests/Fixtures/kolakowski"),
         .value("out", "FILE", help: "Also write the tables into this markdown file, between its generated markers (e.g. docs/accuracy.md)."),
         .value("json", "FILE", help: "Write the gate's figures (committed seeds, real walks, every locator) as JSON (e.g. docs/accuracy.json)."),
         .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
@@ -99,6 +103,10 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             bars += "\n"
             body += accuracyMarkdown(rows, dir: dir)
         }
+        let survey = try surveyRows(philotuxo: dir, hallSurvey: args.string("survey") ?? "Tests/Fixtures/philotuxo-survey",
+                                    flat: args.string("flat") ?? "Tests/Fixtures/kolakowski")
+        figures.add(survey: survey)
+        if !survey.isEmpty { body += surveyMarkdown(survey) }
         let markdown = bars + body
         print(markdown, terminator: "")
         if let out = args.string("out") {

@@ -49,7 +49,8 @@ func runGate(_ arguments: [String]) -> Int32 {
 }
 
 /// The gate's figures: every scenario on its committed seed and every real walk held out.
-func gateFigures(scenarios: String, sites: String, philotuxo: String, step: Double = 0.5) throws -> AccuracyFigures {
+func gateFigures(scenarios: String, sites: String, philotuxo: String, survey: String = "Tests/Fixtures/philotuxo-survey",
+                 flat: String = "Tests/Fixtures/kolakowski", step: Double = 0.5) throws -> AccuracyFigures {
     var figures = AccuracyFigures()
     for file in try scenarioFiles(scenarios) {
         let scored = try simulateScenario(file, scenarios: scenarios, sites: sites, step: step, seedOffset: 0, options: EngineOptions())
@@ -69,6 +70,8 @@ func gateFigures(scenarios: String, sites: String, philotuxo: String, step: Doub
         }
         printError("\(walk.name): scored")
     }
+    figures.add(survey: try surveyRows(philotuxo: philotuxo, hallSurvey: survey, flat: flat))
+    printError("survey rows: scored")
     return figures
 }
 

@@ -56,23 +56,8 @@ let evaluateCommand = Command(
         Exits 1 when no update can be scored.
         """)
 
-/// One locator's score.
-struct EvaluateScore {
-    var locator: LocatorKind
-    var updates = 0
-    var errors: [Double] = []
-    var roomChecks = 0, roomsRight = 0
-
-    /// The `q` quantile of the errors, linear between order statistics (as the accuracy report's).
-    func quantile(_ q: Double) -> Double? {
-        let sorted = errors.sorted()
-        guard !sorted.isEmpty else { return nil }
-        let position = q * Double(sorted.count - 1)
-        let lo = Int(position), hi = min(lo + 1, sorted.count - 1)
-        return sorted[lo] + (sorted[hi] - sorted[lo]) * (position - Double(lo))
-    }
-    var rooms: Double? { roomChecks > 0 ? Double(roomsRight) / Double(roomChecks) : nil }
-}
+/// One locator's score (Positioning's, which the Lab's real-data rows use too).
+typealias EvaluateScore = EvaluationScore
 
 func runEvaluate(_ arguments: [String]) -> Int32 {
     runTool(evaluateCommand, arguments: arguments) { args in
@@ -81,21 +66,16 @@ func runEvaluate(_ arguments: [String]) -> Int32 {
         let site = try loadCalibratedSite(path: o.site, calibration: o.calibration)
         let truth = try o.truth.map { try readTruth($0, site: site, maxGap: o.maxGap) }
         let rooms = try o.rooms.map { try readRooms($0, site: site) }
-        var batches: [(Batch, String)] = []
-        guard let badLines = readBatches(o.input, tool: tool, { batches.append(($0, $1)) }) else { return ExitCode.failure }
+        guard let (readings, badLines) = readAllReadings(o.input, tool: tool) else { return ExitCode.failure }
         if badLines > 0 { printError("\(tool): \(badLines) bad lines skipped") }
         var scores: [EvaluateScore] = []
         for kind in o.locator.kinds {
-            var updates: [DeviceUpdate] = []
-            var run = LocateRun(engine: Engine(site: site, locator: kind, options: EngineOptions()), collect: { updates.append($0) })
-            for (batch, node) in batches { run.take(batch, node: node) }
-            run.finish()
-            let ids = Set(updates.map(\.id))
-            guard let device = o.device ?? (ids.count == 1 ? ids.first : nil) else {
-                printError("\(tool): \(ids.count) devices were located (\(ids.sorted().prefix(5).joined(separator: ", "))): name the one the truth is of with --device")
+            switch evaluate(readings, site: site, locator: kind, truth: truth, rooms: rooms, device: o.device) {
+            case .success(let score): scores.append(score)
+            case .failure(.whichDevice(let ids)):
+                printError("\(tool): \(ids.count) devices were located (\(ids.prefix(5).joined(separator: ", "))): name the one the truth is of with --device")
                 return ExitCode.failure
             }
-            scores.append(score(updates.filter { $0.id == device }, kind: kind, truth: truth, rooms: rooms))
         }
         guard scores.contains(where: { !$0.errors.isEmpty || $0.roomChecks > 0 }) else {
             printError("\(tool): no position update falls in a span of the truth or rooms: nothing to score")
@@ -104,22 +84,6 @@ func runEvaluate(_ arguments: [String]) -> Int32 {
         print(o.format == .json ? scores.map(jsonLine).joined(separator: "\n") : scoreTable(scores, rooms: rooms != nil))
         return ExitCode.success
     }
-}
-
-func score(_ updates: [DeviceUpdate], kind: LocatorKind, truth: TruthTrack?, rooms: RoomLabels?) -> EvaluateScore {
-    var s = EvaluateScore(locator: kind)
-    s.updates = updates.count
-    for u in updates {
-        if let (p, _) = truth?.position(at: u.t) {
-            let dx = u.x - p.x, dy = u.y - p.y
-            s.errors.append((dx * dx + dy * dy).squareRoot())
-        }
-        if let room = rooms?.room(at: u.t) {
-            s.roomChecks += 1
-            if u.room == room { s.roomsRight += 1 }
-        }
-    }
-    return s
 }
 
 private func jsonLine(_ s: EvaluateScore) -> String {

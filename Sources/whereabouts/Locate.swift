@@ -114,75 +114,34 @@ func decodeLine(_ bytes: [UInt8]) throws -> (Batch, String?) {
     return (try Batch.decode(payloadBytes, badReadings: &bad), node)
 }
 
-/// Feeds batches to the engine on event time and prints what comes out.
+/// Feeds batches to the engine on event time (`EventTimeRun`, as `evaluate` and the Lab) and prints what comes out.
 struct LocateRun {
-    let engine: Engine
-    private var tick = -Double.infinity
-    private var last = -Double.infinity
-    private var output: [EngineOutput] = []
+    private var run: EventTimeRun
     private var json = JSONWriter(capacity: 512)
-    /// Where updates go instead of standard output (`evaluate` scores them); events are then dropped.
-    private let collect: ((DeviceUpdate) -> Void)?
+    var engine: Engine { run.engine }
 
-    init(engine: Engine, collect: ((DeviceUpdate) -> Void)? = nil) { self.engine = engine; self.collect = collect }
+    init(engine: Engine) { run = EventTimeRun(engine: engine) }
 
     mutating func take(_ batch: Batch, node: String) {
-        for reading in batch.readings {
-            if tick == -.infinity { tick = reading.t + engine.options.updateInterval }
-            advance(through: reading.t)
-            engine.ingest(node: node, reading: reading)
-            last = max(last, reading.t)
-        }
-    }
-
-    /// Moves event time in `updateInterval` steps up to `t`.
-    private mutating func advance(through t: Double) {
-        while tick < t {
-            engine.advance(to: tick, into: &output)
-            tick = nextTick(toward: t)
-        }
-        flush()
-    }
-
-    /// The step after `tick` on the way to `t`. Readings' times come from the input: a gap of
-    /// years (a node's clock off, a bad line) was stepped through a quarter second at a time,
-    /// and at times past 2^53 quarter seconds a step no longer moved `tick` at all — `locate`
-    /// never ended. Once the engine holds no device, no step makes output until the next
-    /// reading, so the steps between are skipped, landing on the same grid (the engine's
-    /// once-a-second away sweep may then fall on another of its steps than it would have: an
-    /// away after the gap can move by under a second); a step too small to move `tick` goes
-    /// straight to `t`.
-    private func nextTick(toward t: Double) -> Double {
-        let interval = engine.options.updateInterval
-        let steps = ((t - tick) / interval).rounded(.down)
-        if engine.deviceCount == 0, steps > 2 {
-            // Past 2^53 steps the grid is coarser than a step: then the last double before `t`.
-            let skipped = min(tick + (steps - 1) * interval, t.nextDown)
-            if skipped > tick { return skipped }
-        }
-        let next = tick + interval
-        return next > tick ? next : t
+        var json = self.json
+        for reading in batch.readings { run.take(reading, node: node) { Self.write($0, &json) } }
+        self.json = json
     }
 
     mutating func finish() {
-        guard last > -.infinity else { return }
-        advance(through: last)
-        engine.advance(to: tick, into: &output)
-        flush()
-        for event in engine.shutdown(at: tick) where collect == nil { write(event) }
+        var json = self.json
+        run.finish { Self.write($0, &json) }
+        self.json = json
     }
 
-    private mutating func flush() {
-        for item in output {
-            switch item {
-            case .update(let u): if let collect { collect(u) } else { write(u) }
-            case .event(let e): if collect == nil { write(e) }
-            }
+    private static func write(_ item: EngineOutput, _ json: inout JSONWriter) {
+        switch item {
+        case .update(let u): write(u, &json)
+        case .event(let e): write(e, &json)
         }
-        output.removeAll(keepingCapacity: true)
     }
 
-    private mutating func write(_ u: DeviceUpdate) {
+    private static func write(_ u: DeviceUpdate, _ json: inout JSONWriter) {
         json.reset()
         json.objectStart()
         json.key("t"); json.time(u.t)
@@ -196,7 +155,7 @@ struct LocateRun {
         print(json.string)
     }
 
-    private mutating func write(_ e: ZoneEvent) {
+    private static func write(_ e: ZoneEvent, _ json: inout JSONWriter) {
         json.reset()
         json.objectStart()
         json.field("event", e.type.rawValue)
