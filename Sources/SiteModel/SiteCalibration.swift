@@ -13,6 +13,8 @@ public struct SiteCalibration: Sendable, Equatable {
     public var rxAdj: [String: Double] = [:]
     /// Device id → fitted `tx_ref` (dBm at 1 m).
     public var txRef: [String: Double] = [:]
+    /// Per-room fingerprints (`fingerprints:`, SiteCalibration+Rooms.swift).
+    public var fingerprints: RoomFingerprintSet?
 
     public init(absorption: Double? = nil, rxAdj: [String: Double] = [:], txRef: [String: Double] = [:]) {
         self.absorption = absorption; self.rxAdj = rxAdj; self.txRef = txRef
@@ -22,7 +24,7 @@ public struct SiteCalibration: Sendable, Equatable {
     public static func decode(_ root: ConfigNode) -> (calibration: SiteCalibration, problems: [SiteProblem]) {
         var reader = ConfigReader()
         var out = SiteCalibration()
-        let known: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin"]
+        let known: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin", "fingerprints"]
         guard let f = reader.fields(root, "", known: known) else { return (out, reader.problems) }
         if let v = reader.integer(f["version"], "version", within: 0...Int.max) {
             if v != version { reader.error("version", f["version"]?.line ?? root.line, "this whereabouts reads version \(version), got \(v)") }
@@ -42,6 +44,7 @@ public struct SiteCalibration: Sendable, Equatable {
                   let id = reader.string(reader.required(d, "id"), d.path("id")) else { continue }
             if let tx = reader.number(d["tx_ref"], d.path("tx_ref"), within: -120...20) { out.txRef[id] = tx }
         }
+        out.fingerprints = decodeFingerprints(f["fingerprints"], &reader)
         return (out, reader.problems)
     }
 
@@ -57,6 +60,7 @@ public struct SiteCalibration: Sendable, Equatable {
     public func applied(to site: Site) -> Site {
         var site = site
         if let absorption { site.positioning.absorption = absorption }
+        if let fingerprints { site.fingerprints = fingerprints }
         for i in site.nodes.indices {
             if let adj = rxAdj[site.nodes[i].name] { site.nodes[i].rxAdj = adj }
         }
