@@ -42,6 +42,14 @@ public struct CalibratedSite: Sendable {
         for name in calibration.unknownNodes(in: decoded.site) {
             out.problems.append((path, SiteProblem(.error, line: 0, key: "nodes", message: "node \(name) is not in \(sitePath): a calibration of another site?")))
         }
+        let (rooms, nodes) = calibration.unknownFingerprintNames(in: decoded.site)
+        for room in rooms {
+            out.problems.append((path, SiteProblem(.error, line: 0, key: "fingerprints", message: "room \(room) is not in \(sitePath): a calibration of another site?")))
+        }
+        // A node taken away since teach-in is never heard again: its part of a fingerprint is left out.
+        for node in nodes {
+            out.problems.append((path, SiteProblem(.warning, line: 0, key: "fingerprints", message: "node \(node) is not in \(sitePath): its part of the fingerprints is not used")))
+        }
         guard !problems.contains(where: { $0.severity == .error }), out.errors.isEmpty else { return out }
         out.site = calibration.applied(to: decoded.site)
         out.calibrationPath = path
