@@ -142,9 +142,12 @@ extension Engine {
         devices[d].fixes = fix.fixes
         devices[d].isPresent = true
         measureRoomLoudness()
+        gatherRoomEvidence(floor: fix.floor)
         var presence = takePresence(d)
-        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, floorContested: fix.floorContested,
-                         heard: roomLoudness, at: t, site: geometry, options: options) { kind, zone, isRoom, dwell in
+        let roomFix = RoomFix(position: position.xy, spread: ((fix.xx + fix.yy) / 2).squareRoot(), confidence: fix.confidence,
+                              floorContested: fix.floorContested)
+        presence.observe(fix: roomFix, floor: fix.floor, heard: roomLoudness, evidence: roomEvidenceSources.isEmpty ? nil : roomEvidence,
+                         at: t, site: geometry, options: options) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
         devices[d].presence = presence
@@ -169,6 +172,15 @@ extension Engine {
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = max(roomLoudness[r], o.rssi - o.txRef) }
+        }
+    }
+
+    /// Asks every room evidence source about this solve's observations (`RoomEvidence`).
+    private func gatherRoomEvidence(floor: Int) {
+        guard !roomEvidenceSources.isEmpty else { return }
+        roomEvidence.reset()
+        for source in roomEvidenceSources {
+            source.addEvidence(from: observations, floor: floor, site: geometry, into: &roomEvidence)
         }
     }
 

@@ -70,6 +70,11 @@ public final class Engine {
     var floorObservations: [Observation] = []
     /// Per room: the loudest node in it that heard the device being solved.
     var roomLoudness: [Double]
+    /// What turns a solve's observations into room evidence besides the position (taught
+    /// fingerprints, a floor-plan-free site's node rooms), asked in order; and their evidence
+    /// for the solve under way (`RoomEvidence`, reused).
+    var roomEvidenceSources: [any RoomEvidenceSource] = []
+    var roomEvidence: RoomEvidence
 
     /// An engine running `locator`'s preset pipeline (`LocatorKind.pipeline`).
     public convenience init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
@@ -91,6 +96,7 @@ public final class Engine {
         }
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
+        roomEvidence = RoomEvidence(rooms: geometry.rooms.count)
         freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         for (i, node) in site.nodes.enumerated() { if let id = node.beacon { beaconNodes[id] = Int32(i) } }

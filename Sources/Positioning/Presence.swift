@@ -44,9 +44,19 @@ struct Presence: Sendable {
     /// (`Fix.floorContested`).
     mutating func observe(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool = false, heard: [Double], at t: Double,
                           site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        updateRoom(p, floor: f, confidence: confidence, floorContested: floorContested, heard: heard, at: t, site: site,
-                   options: options.room, emit: emit)
-        updateZones(p, floor: f, at: t, site: site, options: options.zones, emit: emit)
+        observe(fix: RoomFix(position: p, spread: 0, confidence: confidence, floorContested: floorContested), floor: f,
+                heard: heard, evidence: nil, at: t, site: site, options: options, emit: emit)
+    }
+
+    /// One solve: its fix (`nil` where the site has no floor plan or the solve placed none),
+    /// floor, per-room loudness (as above) and other room evidence (`RoomEvidence`, `nil` for
+    /// none). May emit exits and enters.
+    mutating func observe(fix: RoomFix?, floor f: Int, heard: [Double], evidence: RoomEvidence?, at t: Double,
+                          site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        guard let fix else { return }
+        updateRoom(fix.position, floor: f, confidence: fix.confidence, floorContested: fix.floorContested, heard: heard,
+                   at: t, site: site, options: options.room, emit: emit)
+        updateZones(fix.position, floor: f, at: t, site: site, options: options.zones, emit: emit)
     }
 
     private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool, heard: [Double], at t: Double,
