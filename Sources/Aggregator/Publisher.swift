@@ -100,7 +100,8 @@ struct Publisher {
         writer.key(literal: "floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
         writer.key(literal: "zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
         // An away device has no position: its last one, repeated, would read as current.
-        let away = u.room == nil
+        // A site without a floor plan has rooms and no position (x, y, z not numbers): null too.
+        let away = u.room == nil || !u.x.isFinite
         writer.key(literal: "x"); if away { writer.null() } else { writer.value(u.x, decimals: 2) }
         writer.key(literal: "y"); if away { writer.null() } else { writer.value(u.y, decimals: 2) }
         writer.key(literal: "z"); if away { writer.null() } else { writer.value(u.z, decimals: 2) }

@@ -109,6 +109,8 @@ extension Engine {
     private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) -> Bool {
         gatherObservations(device: d, at: t)
         guard !observations.isEmpty else { return false }
+        // No plan, no position: rooms from what the nodes hear (Engine+Rooms.swift).
+        if !site.hasFloorPlan { return solveWithoutPlan(device: d, at: t, into: &output) }
         if mayHold(device: d, at: t) {
             holds += 1
             if options.hold.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
@@ -159,7 +161,7 @@ extension Engine {
 
     /// Moves a device's presence out of `devices` so that emitting its events may read
     /// `devices`, and so that the moved-out value is uniquely owned (no copy on write).
-    private func takePresence(_ d: Int) -> Presence {
+    func takePresence(_ d: Int) -> Presence {
         var presence = Presence()
         swap(&presence, &devices[d].presence)
         return presence
@@ -168,7 +170,7 @@ extension Engine {
     /// Per room, the loudest observation (RSSI less reference power) of a node in it. Between
     /// solves every room is `-infinity` (`forgetRoomLoudness`): only the rooms of the nodes that
     /// heard the device are touched, not every room of the site.
-    private func measureRoomLoudness() {
+    func measureRoomLoudness() {
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = max(roomLoudness[r], o.rssi - o.txRef) }
@@ -176,7 +178,7 @@ extension Engine {
     }
 
     /// Asks every room evidence source about this solve's observations (`RoomEvidence`).
-    private func gatherRoomEvidence(floor: Int) {
+    func gatherRoomEvidence(floor: Int) {
         guard !roomEvidenceSources.isEmpty else { return }
         roomEvidence.reset()
         for source in roomEvidenceSources {
@@ -185,7 +187,7 @@ extension Engine {
     }
 
     /// Sets back what `measureRoomLoudness` set.
-    private func forgetRoomLoudness() {
+    func forgetRoomLoudness() {
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = -.infinity }

@@ -75,6 +75,8 @@ public final class Engine {
     /// for the solve under way (`RoomEvidence`, reused).
     var roomEvidenceSources: [any RoomEvidenceSource] = []
     var roomEvidence: RoomEvidence
+    /// When each node last heard any device: taught fingerprints leave out nodes gone silent.
+    let nodeLiveness: NodeLiveness
 
     /// An engine running `locator`'s preset pipeline (`LocatorKind.pipeline`).
     public convenience init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
@@ -91,12 +93,15 @@ public final class Engine {
         self.model = PathLoss(exponent: site.positioning.absorption)
         floorChoice = FloorChoice(options: options.floorChoice)
         txLearning = TxLearning(options: options.transmitPower)
-        if locator.searchesGrid {
+        // A site without a floor plan has no floor to search (`solveWithoutPlan`).
+        if locator.searchesGrid && site.hasFloorPlan {
             geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? EngineOptions.usualDeviceHeight)
         }
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         roomEvidence = RoomEvidence(rooms: geometry.rooms.count)
+        nodeLiveness = NodeLiveness(nodes: site.nodes.count)
+        roomEvidenceSources = Self.roomEvidenceSources(site: site, geometry: geometry, liveness: nodeLiveness)
         freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         for (i, node) in site.nodes.enumerated() { if let id = node.beacon { beaconNodes[id] = Int32(i) } }
@@ -211,6 +216,7 @@ public final class Engine {
             }
             record(UnsafeBufferPointer(rebasing: pending[..<count]))
         }
+        if accepted > 0 { nodeLiveness.heard(n, at: newest) }
         return (accepted, newest)
     }
 
@@ -220,6 +226,7 @@ public final class Engine {
         case .refused: return false
         case .untracked: return true
         case .heard(let device, let link):
+            nodeLiveness.heard(n, at: t)
             let heard = HeardReading(device: device, link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, t: t,
                                      tx: tx.map { Int16(clamping: $0) } ?? BatchReading.noTx)
             withUnsafePointer(to: heard) { record(UnsafeBufferPointer(start: $0, count: 1)) }

@@ -23,12 +23,21 @@ public enum RoomTeaching {
     /// `samples` in time order; `nodes` the names their indices stand for.
     public static func teach(_ samples: [Sample], nodes: [String], labels: RoomLabels, window: Double,
                              step: Double = 1) -> RoomFingerprintSet {
+        teach(sessions: [(samples, labels)], nodes: nodes, window: window, step: step)
+    }
+
+    /// As `teach(_:nodes:labels:window:step:)` over several recordings, each with its own labels
+    /// (and clock): their windows add up.
+    public static func teach(sessions: [(samples: [Sample], labels: RoomLabels)], nodes: [String], window: Double,
+                             step: Double = 1) -> RoomFingerprintSet {
         var rooms: [String: [Tally]] = [:]
         var order: [String] = []
-        forEachWindow(samples, nodeCount: nodes.count, window: window, step: step) { end, means in
-            guard let room = labels.room(at: end), labels.room(at: end - window) == room else { return }
-            if rooms[room] == nil { rooms[room] = Array(repeating: Tally(), count: nodes.count); order.append(room) }
-            for n in nodes.indices { rooms[room]![n].add(means[n]) }
+        for (samples, labels) in sessions {
+            forEachWindow(samples, nodeCount: nodes.count, window: window, step: step) { end, means in
+                guard let room = labels.room(at: end), labels.room(at: end - window) == room else { return }
+                if rooms[room] == nil { rooms[room] = Array(repeating: Tally(), count: nodes.count); order.append(room) }
+                for n in nodes.indices { rooms[room]![n].add(means[n]) }
+            }
         }
         let heardAnywhere = nodes.indices.filter { n in rooms.values.contains { $0[n].heard > 0 } }
         var out: [RoomFingerprintSet.Room] = []
@@ -42,7 +51,7 @@ public enum RoomTeaching {
     }
 
     /// Calls `body` with each window's end and per node its mean level (`-infinity`: not heard).
-    static func forEachWindow(_ samples: [Sample], nodeCount: Int, window: Double, step: Double,
+    public static func forEachWindow(_ samples: [Sample], nodeCount: Int, window: Double, step: Double,
                               _ body: (Double, [Double]) -> Void) {
         guard let first = samples.first?.t, let last = samples.last?.t, step > 0, window > 0 else { return }
         var sums = Array(repeating: 0.0, count: nodeCount), counts = Array(repeating: 0, count: nodeCount)

@@ -102,7 +102,10 @@ struct SiteGeometry: Sendable {
                             floors: listed.isEmpty ? Array(site.floors.indices) : listed, rxAdj: node.rxAdj)
         }
         adjacent = Self.adjacency(site: site, rooms: rooms)
-        nodeRooms = nodes.map { node in
+        nodeRooms = nodes.indices.map { n in
+            let node = nodes[n]
+            // A node placed by room (a site without a floor plan) is in that room.
+            if let room = site.nodes[n].room { return rooms.firstIndex { $0.id == room } ?? -1 }
             guard node.floors.count == 1, let floor = node.floors.first else { return -1 }
             return floors[floor].rooms.first { Polygon.contains(rooms[$0].points, node.point.xy) } ?? -1
         }

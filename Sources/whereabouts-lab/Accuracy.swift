@@ -9,13 +9,15 @@ import SiteModel
 let accuracyCommand = Command(
     name: "whereabouts-lab accuracy",
     abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
-    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
+    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--sphere DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
     options: [
         .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
                default: "tools/scenarios"),
         .value("sites", "DIR", help: "The sites the scenarios run on.", default: "tools/sites"),
         .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/); 'none' skips it.",
                default: "Tests/Fixtures/philotuxo"),
+        .value("sphere", "DIR", help: "The SPHERE house as tools/sphere-convert.py writes it (site.yaml, NNNNN/READINGS.jsonl, ROOMS.csv); 'none' skips it.",
+               default: "Tests/Fixtures/sphere"),
         .value("out", "FILE", help: "Also write the tables into this markdown file, between its generated markers (e.g. docs/accuracy.md)."),
         .value("json", "FILE", help: "Write the gate's figures (committed seeds, real walks, every locator) as JSON (e.g. docs/accuracy.json)."),
         .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
@@ -98,6 +100,12 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             }
             bars += "\n"
             body += accuracyMarkdown(rows, dir: dir)
+        }
+        let sphere = args.string("sphere") ?? "Tests/Fixtures/sphere"
+        if sphere != "none" {
+            let rows = try sphereRows(dir: sphere, step: step)
+            bars += sphereBars(rows)
+            body += "\n" + sphereMarkdown(rows, dir: sphere)
         }
         let markdown = bars + body
         print(markdown, terminator: "")
