@@ -110,7 +110,7 @@ extension Engine {
         gatherObservations(device: d, at: t)
         guard !observations.isEmpty else { return false }
         // No plan, no position: rooms from what the nodes hear (Engine+Rooms.swift).
-        if !site.hasFloorPlan { return solveWithoutPlan(device: d, at: t, into: &output) }
+        if !hasFloorPlan { return solveWithoutPlan(device: d, at: t, into: &output) }
         if mayHold(device: d, at: t) {
             holds += 1
             if options.hold.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }

@@ -77,6 +77,8 @@ public final class Engine {
     var roomEvidence: RoomEvidence
     /// When each node last heard any device: taught fingerprints leave out nodes gone silent.
     let nodeLiveness: NodeLiveness
+    /// `site.hasFloorPlan`, once: without a plan no locator runs (`solveWithoutPlan`).
+    let hasFloorPlan: Bool
 
     /// An engine running `locator`'s preset pipeline (`LocatorKind.pipeline`).
     public convenience init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
@@ -101,6 +103,7 @@ public final class Engine {
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
         roomEvidence = RoomEvidence(rooms: geometry.rooms.count)
         nodeLiveness = NodeLiveness(nodes: site.nodes.count)
+        hasFloorPlan = site.hasFloorPlan
         roomEvidenceSources = Self.roomEvidenceSources(site: site, geometry: geometry, liveness: nodeLiveness)
         freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
