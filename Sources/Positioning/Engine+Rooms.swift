@@ -6,13 +6,17 @@ import SiteModel
 /// node-room and fingerprint sources below) and the update carries the room and no coordinates.
 extension Engine {
     /// The room evidence sources `site` asks for: taught fingerprints where the calibration has
-    /// them; else, without a floor plan, the rooms the nodes are in. (Fingerprints know what
-    /// each node hears in each room, including the node's own; the node-room rule then only
-    /// pulled toward rooms a node merely faces: a study node loudest in the living room.)
+    /// them; without a floor plan, the rooms the nodes are in, beside fingerprints only while
+    /// too few of the nodes they know are live. (Fingerprints know what each node hears in each
+    /// room, including the node's own; the node-room rule beside them pulled toward rooms a node
+    /// merely faces: a study node loudest in the living room.)
     static func roomEvidenceSources(site: Site, geometry: SiteGeometry, liveness: NodeLiveness) -> [any RoomEvidenceSource] {
         if let set = site.fingerprints {
             let prints = RoomFingerprints(set, rooms: geometry.rooms.map(\.id), nodes: geometry.nodes.map(\.name))
-            if !prints.isEmpty { return [FingerprintEvidence(prints, liveness: liveness)] }
+            if !prints.isEmpty {
+                let taught = FingerprintEvidence(prints, liveness: liveness)
+                return site.hasFloorPlan ? [taught] : [taught, NodeRoomEvidence(geometry, fallback: taught)]
+            }
         }
         return site.hasFloorPlan ? [] : [NodeRoomEvidence(geometry)]
     }

@@ -53,7 +53,7 @@ struct Presence: Sendable {
     /// none). May emit exits and enters.
     mutating func observe(fix: RoomFix?, floor f: Int, heard: [Double], evidence: RoomEvidence?, at t: Double,
                           site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        guard let fix else { return }
+        guard let fix else { updateRoomFromEvidence(evidence, floor: f, at: t, site: site, emit: emit); return }
         updateRoom(fix.position, floor: f, confidence: fix.confidence, floorContested: fix.floorContested, heard: heard,
                    at: t, site: site, options: options.room, emit: emit)
         updateZones(fix.position, floor: f, at: t, site: site, options: options.zones, emit: emit)
@@ -209,5 +209,48 @@ struct RoomTest {
     /// Another room on the fix's floor whose box comes within `far` of it: one whose depth is measured.
     func isNear(_ c: Int, site: SiteGeometry) -> Bool {
         c != current && site.rooms[c].floor == floor && !(site.rooms[c].boxDistance(p) > far)
+    }
+}
+
+/// Rooms from evidence alone (a site without a floor plan), until the room posterior decides
+/// them: the room test's sequential rule on log-likelihoods. Each solve adds, for every other
+/// room of the floor, how much likelier it is than the current room (nats, clipped to
+/// `evidenceStep`) less `evidenceDrift`, times the seconds it stands for, floored at zero; a room
+/// that gathers `evidenceNeeded` nat·s is entered. The first room is the likeliest of
+/// `RoomOptions.firstRoomSolves` solves in a row.
+extension Presence {
+    static let evidenceStep = 3.0, evidenceDrift = 0.5, evidenceNeeded = 6.0
+
+    mutating func updateRoomFromEvidence(_ e: RoomEvidence?, floor f: Int, at t: Double, site: SiteGeometry,
+                                         emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        let dt = min(max(t - lastObserved, 0), EngineOptions.longestSolveGap)
+        lastObserved = t
+        guard let e, site.floors.indices.contains(f) else { return }
+        let rooms = site.floors[f].rooms
+        var best = -1
+        for r in rooms where best < 0 || e.logLikelihood[r] > e.logLikelihood[best] { best = r }
+        guard best >= 0 else { return }
+        guard room >= 0 else {
+            floor = f
+            firstCount = best == firstRoom ? firstCount + 1 : 1
+            firstRoom = best
+            if firstCount >= RoomOptions().firstRoomSolves { enter(best, floor: f, at: t, emit: emit) }
+            return
+        }
+        let cap = Self.evidenceStep
+        let here = site.rooms[room].floor == f ? e.logLikelihood[room] : e.logLikelihood[best] - cap
+        var winner = (room: -1, value: Self.evidenceNeeded)
+        for c in rooms where c != room {
+            let held = evidence.firstIndex { $0.room == Int32(c) }
+            let step = min(max(e.logLikelihood[c] - here, -cap), cap) - Self.evidenceDrift
+            let after = max(0, (held.map { evidence[$0].value } ?? 0) + dt * step)
+            if let held {
+                if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
+            } else if after > 0 {
+                evidence.append((Int32(c), after))
+            }
+            if after >= winner.value { winner = (c, after) }
+        }
+        finishRoom(winner.room, floor: f, at: t, emit: emit)
     }
 }

@@ -16,6 +16,16 @@ final class FingerprintEvidence: RoomEvidenceSource, @unchecked Sendable {
         scores = Array(repeating: 0, count: prints.roomCount)
     }
 
+    /// Live nodes the fingerprints know, fewer than which `NodeRoomEvidence` speaks beside them.
+    static let enoughNodes = 2
+
+    /// Whether enough of the nodes the fingerprints know are live (`enoughNodes`).
+    var isEnough: Bool {
+        var live = 0
+        for n in 0..<prints.nodeCount where prints.known[n] && liveness.isLive(n) { live += 1 }
+        return live >= Self.enoughNodes
+    }
+
     func addEvidence(from observations: [Observation], floor: Int, site: SiteGeometry, into evidence: inout RoomEvidence) {
         guard site.floors.indices.contains(floor) else { return }
         for o in observations where Int(o.node) < levels.count { levels[Int(o.node)] = o.rssi - o.txRef }
@@ -31,32 +41,30 @@ final class FingerprintEvidence: RoomEvidenceSource, @unchecked Sendable {
     }
 }
 
-/// A site without a floor plan and no fingerprints: a room is as likely as its own node is loud
-/// beside the loudest node of the floor (`perDB` nats a dB, at most `gap` dB below); a room
-/// with no node, or whose node did not hear the device, counts as `gap` dB below. The
-/// nearest-node rule with a margin (Bermuda's, room-assistant's), as evidence for the posterior.
+/// A site without a floor plan: a room is as likely as its own node is loud beside the loudest
+/// node of the floor (`perDB` nats a dB, at most `gap` dB below); a room with no node, or whose
+/// node did not hear the device, counts as `gap` dB below. The nearest-node rule with a margin
+/// (Bermuda's, room-assistant's), as evidence for the posterior. Beside taught fingerprints
+/// (`fallback`) it speaks only while fewer than `FingerprintEvidence.enoughNodes` of the nodes
+/// they know are live: where the teach-in's nodes are gone, the nodes there now decide.
 struct NodeRoomEvidence: RoomEvidenceSource {
     static let perDB = 0.3
     static let gap = 20.0
     /// Per node, its room (the engine's index), -1 for none.
     let nodeRooms: [Int]
+    let fallback: FingerprintEvidence?
 
-    init(_ site: SiteGeometry) { nodeRooms = site.nodeRooms }
+    init(_ site: SiteGeometry, fallback: FingerprintEvidence? = nil) { nodeRooms = site.nodeRooms; self.fallback = fallback }
 
     func addEvidence(from observations: [Observation], floor: Int, site: SiteGeometry, into evidence: inout RoomEvidence) {
-        guard site.floors.indices.contains(floor) else { return }
+        guard site.floors.indices.contains(floor), fallback?.isEnough != true else { return }
         var best = -Double.infinity
         for o in observations where site.nodes[Int(o.node)].floors.contains(floor) { best = max(best, o.rssi - o.txRef) }
         guard best.isFinite else { return }
-        for r in site.floors[floor].rooms { evidence.add(-Self.perDB * Self.gap, room: r) }
-        for o in observations {
-            let n = Int(o.node)
-            guard n < nodeRooms.count, nodeRooms[n] >= 0, site.rooms[nodeRooms[n]].floor == floor else { continue }
-            let below = min(best - (o.rssi - o.txRef), Self.gap)
-            // Raise the room from `gap` below to this node's level; the loudest of its nodes counts.
-            let now = evidence.logLikelihood[nodeRooms[n]]
-            let level = -Self.perDB * below
-            if level > now { evidence.add(level - now, room: nodeRooms[n]) }
+        for r in site.floors[floor].rooms {
+            var loudest = -Double.infinity
+            for o in observations where Int(o.node) < nodeRooms.count && nodeRooms[Int(o.node)] == r { loudest = max(loudest, o.rssi - o.txRef) }
+            evidence.add(-Self.perDB * min(best - loudest, Self.gap), room: r)
         }
     }
 }
