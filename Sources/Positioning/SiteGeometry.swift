@@ -66,6 +66,8 @@ struct SiteGeometry: Sendable {
     var nodes: [NodeInfo] = []
     /// `roomCount × roomCount`: whether a device may go straight from one room to the other.
     var adjacent: [Bool] = []
+    /// Per room, the rooms `adjacent` joins it to (the room posterior's transitions).
+    var neighbours: [[Int32]] = []
     /// Per node: the room its position lies in on its floor, -1 when none (or several floors).
     var nodeRooms: [Int] = []
     /// Height of a carried device above its floor (`EngineOptions.deviceHeight`), m.
@@ -102,6 +104,7 @@ struct SiteGeometry: Sendable {
                             floors: listed.isEmpty ? Array(site.floors.indices) : listed, rxAdj: node.rxAdj)
         }
         adjacent = Self.adjacency(site: site, rooms: rooms)
+        neighbours = rooms.indices.map { a in rooms.indices.filter { $0 != a && adjacent[a * rooms.count + $0] }.map { Int32($0) } }
         nodeRooms = nodes.map { node in
             guard node.floors.count == 1, let floor = node.floors.first else { return -1 }
             return floors[floor].rooms.first { Polygon.contains(rooms[$0].points, node.point.xy) } ?? -1
