@@ -31,7 +31,9 @@ extension Engine {
         devices[d].residual = 0
         devices[d].fixes = observations.count
         devices[d].isPresent = true
-        measureRoomLoudness()
+        // The rooms' own nodes speak through the evidence sources (`NodeRoomEvidence`, which
+        // holds back beside taught fingerprints), so the posterior's own node rule hears nothing:
+        // `roomLoudness` stays unmeasured.
         gatherRoomEvidence(floor: floor)
         var presence = takePresence(d)
         let confidence = devices[d].confidence
@@ -40,7 +42,6 @@ extension Engine {
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: confidence, dwell: dwell)))
         }
         devices[d].presence = presence
-        forgetRoomLoudness()
         var u = update(device: d, at: t, nearest: range(of: loudest, from: loudest.position, floor: floor))
         u.x = .nan; u.y = .nan; u.z = .nan
         output.append(.update(u))

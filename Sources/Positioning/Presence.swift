@@ -33,6 +33,9 @@ struct Presence: Sendable {
     private var evidence: [(room: Int32, value: Double)] = []
     /// When the device was last located (its last tracked position), `-infinity` before.
     private(set) var lastObserved = -Double.infinity
+    /// The device's probability over rooms (`RoomPosterior`), and when it was last stepped.
+    var posterior = RoomPosterior()
+    var posteriorStepped = -Double.infinity
     /// Before the first enter: the room the last solves agreed on, and how many did.
     private var firstRoom = -1
     private var firstCount = 0
@@ -50,13 +53,21 @@ struct Presence: Sendable {
 
     /// One solve: its fix (`nil` where the site has no floor plan or the solve placed none),
     /// floor, per-room loudness (as above) and other room evidence (`RoomEvidence`, `nil` for
-    /// none). May emit exits and enters.
+    /// none). Steps the room posterior; may emit exits and enters.
     mutating func observe(fix: RoomFix?, floor f: Int, heard: [Double], evidence: RoomEvidence?, at t: Double,
                           site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        guard let fix else { updateRoomFromEvidence(evidence, floor: f, at: t, site: site, emit: emit); return }
-        updateRoom(fix.position, floor: f, confidence: fix.confidence, floorContested: fix.floorContested, heard: heard,
-                   at: t, site: site, options: options.room, emit: emit)
-        updateZones(fix.position, floor: f, at: t, site: site, options: options.zones, emit: emit)
+        // Without a fix (a site without a floor plan) there is no room test: the posterior decides.
+        if options.room.posterior.decides || fix == nil {
+            decideByPosterior(fix, floor: f, heard: heard, evidence: evidence, at: t, site: site,
+                              options: options.room.posterior, emit: emit)
+        } else {
+            stepPosterior(fix, floor: f, heard: heard, evidence: evidence, at: t, site: site, options: options.room.posterior)
+            if let fix {
+                updateRoom(fix.position, floor: f, confidence: fix.confidence, floorContested: fix.floorContested,
+                           heard: heard, at: t, site: site, options: options.room, emit: emit)
+            }
+        }
+        if let fix { updateZones(fix.position, floor: f, at: t, site: site, options: options.zones, emit: emit) }
     }
 
     private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool, heard: [Double], at t: Double,
@@ -150,7 +161,7 @@ struct Presence: Sendable {
         enter(r, floor: f, at: t, emit: emit)
     }
 
-    private mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+    mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         room = r; roomSince = t; floor = f
         firstRoom = -1; firstCount = 0
         evidence.removeAll(keepingCapacity: true)
@@ -164,10 +175,17 @@ struct Presence: Sendable {
         if room >= 0 { emit(.exit, room, true, t - roomSince) }
         room = -1; firstRoom = -1; firstCount = 0
         evidence.removeAll()
+        posterior.reset()
+        posteriorStepped = -.infinity
     }
 
-    /// In a room with no room or zone change under way (engine holds need this).
-    var isSettled: Bool { room >= 0 && evidence.isEmpty && !visits.contains { $0.pendingSince != nil } }
+    /// In a room with no room or zone change under way (engine holds need this): the sequential
+    /// test holds no evidence, or, where the posterior decides, it is sure of the room
+    /// (`RoomPosterior.settled`).
+    func isSettled(options: RoomOptions) -> Bool {
+        guard room >= 0, !visits.contains(where: { $0.pendingSince != nil }) else { return false }
+        return options.posterior.decides ? posterior.held(room) >= RoomPosterior.settled : evidence.isEmpty
+    }
 }
 
 /// What one solve's room test weighs each room against.
@@ -209,48 +227,5 @@ struct RoomTest {
     /// Another room on the fix's floor whose box comes within `far` of it: one whose depth is measured.
     func isNear(_ c: Int, site: SiteGeometry) -> Bool {
         c != current && site.rooms[c].floor == floor && !(site.rooms[c].boxDistance(p) > far)
-    }
-}
-
-/// Rooms from evidence alone (a site without a floor plan), until the room posterior decides
-/// them: the room test's sequential rule on log-likelihoods. Each solve adds, for every other
-/// room of the floor, how much likelier it is than the current room (nats, clipped to
-/// `evidenceStep`) less `evidenceDrift`, times the seconds it stands for, floored at zero; a room
-/// that gathers `evidenceNeeded` nat·s is entered. The first room is the likeliest of
-/// `RoomOptions.firstRoomSolves` solves in a row.
-extension Presence {
-    static let evidenceStep = 3.0, evidenceDrift = 0.5, evidenceNeeded = 6.0
-
-    mutating func updateRoomFromEvidence(_ e: RoomEvidence?, floor f: Int, at t: Double, site: SiteGeometry,
-                                         emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        let dt = min(max(t - lastObserved, 0), EngineOptions.longestSolveGap)
-        lastObserved = t
-        guard let e, site.floors.indices.contains(f) else { return }
-        let rooms = site.floors[f].rooms
-        var best = -1
-        for r in rooms where best < 0 || e.logLikelihood[r] > e.logLikelihood[best] { best = r }
-        guard best >= 0 else { return }
-        guard room >= 0 else {
-            floor = f
-            firstCount = best == firstRoom ? firstCount + 1 : 1
-            firstRoom = best
-            if firstCount >= RoomOptions().firstRoomSolves { enter(best, floor: f, at: t, emit: emit) }
-            return
-        }
-        let cap = Self.evidenceStep
-        let here = site.rooms[room].floor == f ? e.logLikelihood[room] : e.logLikelihood[best] - cap
-        var winner = (room: -1, value: Self.evidenceNeeded)
-        for c in rooms where c != room {
-            let held = evidence.firstIndex { $0.room == Int32(c) }
-            let step = min(max(e.logLikelihood[c] - here, -cap), cap) - Self.evidenceDrift
-            let after = max(0, (held.map { evidence[$0].value } ?? 0) + dt * step)
-            if let held {
-                if after > 0 { evidence[held].value = after } else { evidence.remove(at: held) }
-            } else if after > 0 {
-                evidence.append((Int32(c), after))
-            }
-            if after >= winner.value { winner = (c, after) }
-        }
-        finishRoom(winner.room, floor: f, at: t, emit: emit)
     }
 }

@@ -36,7 +36,10 @@ final class FingerprintEvidence: RoomEvidenceSource, @unchecked Sendable {
         // Up to a constant shared by the floor's rooms: the best room at 0 keeps the sums small.
         var best = -Double.infinity
         for r in rooms where r < scores.count { best = max(best, scores[r]) }
-        if best.isFinite { for r in rooms where r < scores.count { evidence.add(scores[r] - best, room: r) } }
+        if best.isFinite {
+            for r in rooms where r < scores.count { evidence.add(scores[r] - best, room: r) }
+            evidence.away = min(evidence.away, -RoomEvidence.heardNotAway)
+        }
         for o in observations where Int(o.node) < levels.count { levels[Int(o.node)] = -.infinity }
     }
 }
@@ -66,5 +69,12 @@ struct NodeRoomEvidence: RoomEvidenceSource {
             for o in observations where Int(o.node) < nodeRooms.count && nodeRooms[Int(o.node)] == r { loudest = max(loudest, o.rssi - o.txRef) }
             evidence.add(-Self.perDB * min(best - loudest, Self.gap), room: r)
         }
+        evidence.away = min(evidence.away, -RoomEvidence.heardNotAway)
     }
+}
+
+extension RoomEvidence {
+    /// Nats against `away` for a device a node of the floor hears now, beside the best room's
+    /// zero: heard is not gone. Away is the engine's silence rule (`away_after`).
+    static let heardNotAway = 10.0
 }
