@@ -66,14 +66,20 @@ private func ratio(_ s: Sphere.RoomScore) -> String {
 }
 
 func sphereBars(_ rows: [SphereRow]) -> String {
-    let met = rows.allSatisfy { $0.meetsRooms && $0.meetsChanges && $0.meetsStrongest }
-    var out = "Real house, rooms taught and scored on other recordings (SPHERE; ≥ 90 % right, room changes ≤ 1.5 × the labelled ones, "
-    out += "never behind the strongest receiver with a receiver silent):" + (met ? " **met**.\n" : " **not met**.\n")
+    // ≥ 90 % and ≤ 1.5 × hold on the recordings as they are; with a receiver switched off on top,
+    // the bar is the strongest receiver on the same data.
+    let met = rows.allSatisfy { $0.meetsStrongest && (!$0.split.silenced.isEmpty || ($0.meetsRooms && $0.meetsChanges)) }
+    var out = "Real house, rooms taught and scored on other recordings (SPHERE; ≥ 90 % right and room changes ≤ 1.5 × the labelled ones, "
+    out += "never behind the strongest receiver, also with a receiver switched off):" + (met ? " **met**.\n" : " **not met**.\n")
     for row in rows {
         out += "- taught \(row.split.taught.joined(separator: ", ")), scored \(row.split.scored.joined(separator: ", "))"
-        out += row.split.silenced.isEmpty ? "" : " with \(row.split.silenced.sorted().joined(separator: ", ")) off"
-        out += ": \(percent(row.taught.share)) right (" + (row.meetsRooms ? "met" : "not met") + "), changes \(ratio(row.taught)) ("
-        out += (row.meetsChanges ? "met" : "not met") + "), strongest receiver \(percent(row.strongest.share)) (" + (row.meetsStrongest ? "ahead" : "behind") + ")\n"
+        if row.split.silenced.isEmpty {
+            out += ": \(percent(row.taught.share)) right (" + (row.meetsRooms ? "met" : "not met") + "), changes \(ratio(row.taught)) ("
+            out += (row.meetsChanges ? "met" : "not met") + "), "
+        } else {
+            out += " with \(row.split.silenced.sorted().joined(separator: ", ")) off: \(percent(row.taught.share)) right, "
+        }
+        out += "strongest receiver \(percent(row.strongest.share)) (" + (row.meetsStrongest ? "ahead" : "behind") + ")\n"
     }
     return out + "\n"
 }
