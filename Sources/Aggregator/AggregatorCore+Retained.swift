@@ -65,6 +65,7 @@ extension AggregatorCore {
         }
         for zone in zones where seen.insert(zone).inserted {
             messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
+                                               expected: occupancy.expected(of: zone),
                                                 t: eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall))
         }
         for m in messages { effects.append(.publish(m)) }
@@ -86,7 +87,8 @@ extension AggregatorCore {
         // While warming, the zones wait for the warm-up's end, which publishes them.
         guard !warmUp.warming else { return out }
         for zone in occupancy.zoneIds {
-            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: eventClock?.event ?? 0))
+            out.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
+                                               expected: occupancy.expected(of: zone), t: eventClock?.event ?? 0))
         }
         return out
     }

@@ -76,7 +76,7 @@ final class AggregatorCore {
         // A shard's occupancy is its share only, under `<p>/shards/<I>`; shard 0 publishes the
         // site's sum (`SiteOccupancy`).
         self.publisher = Publisher(site: site, topics: topics, occupancyTopics: shard.isWhole ? topics : topics.shard(shard.index))
-        self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
+        self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site), rooms: site.floors.flatMap { $0.rooms.map(\.id) })
         self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
         self.backfill = BackfillState(nodes: site.nodes.count, horizon: site.positioning.backfillHorizon,
                                       registry: metrics.registry)
@@ -260,7 +260,9 @@ final class AggregatorCore {
     /// A device's update: kept for `/api/devices`, its room and state messages, its track point
     /// (`backfilled`: the last of a backfill pass, whose track point is stored already).
     func apply(update u: DeviceUpdate, backfilled: Bool = false, into effects: inout [Effect]) {
-        if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
+        let before = states.updateValue(u, forKey: u.id)
+        if before == nil { metrics.devicesTracked.set(Double(states.count)) }
+        occupancy.expect(from: before?.rooms ?? RoomShares(), to: u.rooms)
         messages.removeAll(keepingCapacity: true)
         // The state deadband (`StatePolicy`) decides the state message only: the track,
         // the metrics and `/api/devices` take every update. After a start, a device the broker
@@ -288,7 +290,9 @@ final class AggregatorCore {
     private func dropForgotten(into effects: inout [Effect]) {
         engine.takeForgotten(into: &forgotten)
         guard !forgotten.isEmpty else { return }
-        for id in forgotten where states.removeValue(forKey: id) != nil {
+        for id in forgotten {
+            guard let last = states.removeValue(forKey: id) else { continue }
+            occupancy.expect(from: last.rooms, to: RoomShares())
             publisher.forget(id)
             effects.append(.forget(id))
         }
@@ -322,7 +326,8 @@ final class AggregatorCore {
                 warmUp.hold(zone)
                 continue
             }
-            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: t))
+            messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone),
+                                               expected: occupancy.expected(of: zone), t: t))
             effects[index] = late ? .lateEvent(e, messages) : .event(e, messages)
             warmUp.didPublish(zone)
         }

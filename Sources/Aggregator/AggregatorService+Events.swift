@@ -36,8 +36,10 @@ extension AggregatorService {
 
     func record(_ u: DeviceUpdate, backfilled: Bool = false) {
         guard let writer else { return }
-        writer.record(TrackPoint(device: u.id, t: u.t, x: u.x, y: u.y, z: u.z, floor: u.floor, room: u.room, confidence: u.confidence,
-                                 backfilled: backfilled))
+        // Without a floor plan there is no position: the track keeps the room at 0, 0, 0.
+        let placed = u.x.isFinite && u.y.isFinite && u.z.isFinite
+        writer.record(TrackPoint(device: u.id, t: u.t, x: placed ? u.x : 0, y: placed ? u.y : 0, z: placed ? u.z : 0,
+                                 floor: u.floor, room: u.room, confidence: u.confidence, backfilled: backfilled))
     }
 
     /// Publishes held events whose ticket is committed (or all up to `ticket` when forced).

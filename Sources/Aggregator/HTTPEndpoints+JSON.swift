@@ -57,7 +57,7 @@ extension HTTPEndpoints {
             if let floor = u.floor { w.field("floor", floor) }
             w.key("zones"); w.arrayStart(); for z in u.zones { w.value(z) }; w.arrayEnd()
             // As the MQTT state says (`Publisher`): an away device's last position is not current.
-            if u.room == nil {
+            if u.room == nil || !u.x.isFinite {
                 w.key("x"); w.null(); w.key("y"); w.null(); w.key("z"); w.null()
             } else {
                 w.field("x", u.x, decimals: 2); w.field("y", u.y, decimals: 2); w.field("z", u.z, decimals: 2)

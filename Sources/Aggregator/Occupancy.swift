@@ -13,8 +13,26 @@ struct Occupancy {
     /// Quotes ids exactly as the occupancy message's writer would (reused).
     private var quoter = JSONWriter(capacity: 128)
 
-    init(zones: [String]) {
+    /// Per room: the sum over devices of their probability of being in it (`DeviceUpdate.rooms`),
+    /// the expected count of the room's occupancy; only rooms have one.
+    private var expected: [String: Double] = [:]
+
+    init(zones: [String], rooms: [String] = []) {
         for z in zones { self.zones[z] = Occupants() }
+        for r in rooms { expected[r] = 0 }
+    }
+
+    /// A device's room probabilities went from `old` (its previous update's; empty when it had
+    /// none) to `new` (empty when it is forgotten).
+    mutating func expect(from old: RoomShares, to new: RoomShares) {
+        for r in old { expected[r.id]? -= r.p }
+        for r in new { expected[r.id]? += r.p }
+    }
+
+    /// The room's expected count, rounded to hundredths (sums drift by rounding); nil for a zone
+    /// that is not a room.
+    func expected(of zone: String) -> Double? {
+        expected[zone].map { (max($0, 0) * 100).rounded() / 100 }
     }
 
     /// Applies an event; `true` when the zone's occupants changed.

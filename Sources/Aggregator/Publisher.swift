@@ -103,7 +103,8 @@ struct Publisher {
         writer.key(literal: "floor"); if let floor = u.floor { writer.value(floor) } else { writer.null() }
         writer.key(literal: "zones"); writer.arrayStart(); for z in u.zones { writer.value(z) }; writer.arrayEnd()
         // An away device has no position: its last one, repeated, would read as current.
-        let away = u.room == nil
+        // A site without a floor plan has rooms and no position (x, y, z not numbers): null too.
+        let away = u.room == nil || !u.x.isFinite
         writer.key(literal: "x"); if away { writer.null() } else { writer.value(u.x, decimals: 2) }
         writer.key(literal: "y"); if away { writer.null() } else { writer.value(u.y, decimals: 2) }
         writer.key(literal: "z"); if away { writer.null() } else { writer.value(u.z, decimals: 2) }
@@ -125,6 +126,18 @@ struct Publisher {
         writer.key(literal: "distance"); if let n = u.nearest { writer.value(n.distance, decimals: 2) } else { writer.null() }
         writer.key(literal: "proximity"); writer.value((u.nearest?.proximity ?? .unknown).rawValue)
         writer.objectEnd()
+        writeRooms(u.rooms)
+        writer.objectEnd()
+    }
+
+    /// The likeliest rooms by the room posterior, rounded to hundredths; those that round to
+    /// nothing left out (docs/protocol.md, device state).
+    private mutating func writeRooms(_ rooms: RoomShares) {
+        writer.key(literal: "rooms")
+        writer.objectStart()
+        for room in rooms where room.p >= 0.005 {
+            writer.key(room.id); writer.value(room.p, decimals: 2)
+        }
         writer.objectEnd()
     }
 
@@ -216,11 +229,13 @@ struct Publisher {
 
     /// `zones/<zone>/occupancy` whose `count` devices are given as the JSON array's body
     /// (`"a","b"`, `Occupancy.body(of:)`): copied whole, not written id by id.
-    mutating func occupancy(zone: String, count: Int, devices body: [UInt8], t: Double) -> MQTTMessage {
+    mutating func occupancy(zone: String, count: Int, devices body: [UInt8], expected: Double? = nil, t: Double) -> MQTTMessage {
         writer.reset()
         writer.objectStart()
         writer.field("count", count)
         writer.key("devices"); writer.arrayStart(); if !body.isEmpty { writer.raw(body) }; writer.arrayEnd()
+        // A room's expected count by the room posterior; zones that are not rooms have none.
+        if let expected { writer.key("expected"); writer.value(expected, decimals: 2) }
         writer.key("t"); writer.time(t)
         writer.objectEnd()
         return MQTTMessage(topic: zoneTopics(zone).occupancy, payload: writer.bytes, qos: .atLeastOnce, retain: true)

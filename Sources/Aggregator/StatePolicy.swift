@@ -67,7 +67,9 @@ struct StatePolicy: Sendable, Equatable {
         }
         if !(abs(u.confidence - last.confidence) < Self.confidenceStep) { return true }
         let dx = u.x - last.x, dy = u.y - last.y
-        if !(dx * dx + dy * dy < deadband * deadband) { return true }
+        // Without a floor plan neither has a position (both not numbers): nothing moved.
+        let unplaced = u.x.isNaN && last.x.isNaN
+        if !unplaced && !(dx * dx + dy * dy < deadband * deadband) { return true }
         return u.zones != last.zones
     }
 

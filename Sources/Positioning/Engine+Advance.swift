@@ -109,6 +109,8 @@ extension Engine {
     private func solve(device d: Int, at t: Double, into output: inout [EngineOutput]) -> Bool {
         gatherObservations(device: d, at: t)
         guard !observations.isEmpty else { return false }
+        // No plan, no position: rooms from what the nodes hear (Engine+Rooms.swift).
+        if !hasFloorPlan { return solveWithoutPlan(device: d, at: t, into: &output) }
         if mayHold(device: d, at: t) {
             holds += 1
             if options.hold.reportsHeldFixes { output.append(.update(heldUpdate(device: d, at: t))) }
@@ -142,9 +144,12 @@ extension Engine {
         devices[d].fixes = fix.fixes
         devices[d].isPresent = true
         measureRoomLoudness()
+        gatherRoomEvidence(floor: fix.floor)
         var presence = takePresence(d)
-        presence.observe(position.xy, floor: fix.floor, confidence: fix.confidence, floorContested: fix.floorContested,
-                         heard: roomLoudness, at: t, site: geometry, options: options) { kind, zone, isRoom, dwell in
+        let roomFix = RoomFix(position: position.xy, spread: ((fix.xx + fix.yy) / 2).squareRoot(), confidence: fix.confidence,
+                              floorContested: fix.floorContested)
+        presence.observe(fix: roomFix, floor: fix.floor, heard: roomLoudness, evidence: roomEvidenceSources.isEmpty ? nil : roomEvidence,
+                         at: t, site: geometry, options: options) { kind, zone, isRoom, dwell in
             output.append(.event(event(kind, device: d, zone: zone, isRoom: isRoom, at: t, confidence: fix.confidence, dwell: dwell)))
         }
         devices[d].presence = presence
@@ -156,7 +161,7 @@ extension Engine {
 
     /// Moves a device's presence out of `devices` so that emitting its events may read
     /// `devices`, and so that the moved-out value is uniquely owned (no copy on write).
-    private func takePresence(_ d: Int) -> Presence {
+    func takePresence(_ d: Int) -> Presence {
         var presence = Presence()
         swap(&presence, &devices[d].presence)
         return presence
@@ -165,15 +170,24 @@ extension Engine {
     /// Per room, the loudest observation (RSSI less reference power) of a node in it. Between
     /// solves every room is `-infinity` (`forgetRoomLoudness`): only the rooms of the nodes that
     /// heard the device are touched, not every room of the site.
-    private func measureRoomLoudness() {
+    func measureRoomLoudness() {
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = max(roomLoudness[r], o.rssi - o.txRef) }
         }
     }
 
+    /// Asks every room evidence source about this solve's observations (`RoomEvidence`).
+    func gatherRoomEvidence(floor: Int) {
+        guard !roomEvidenceSources.isEmpty else { return }
+        roomEvidence.reset()
+        for source in roomEvidenceSources {
+            source.addEvidence(from: observations, floor: floor, site: geometry, into: &roomEvidence)
+        }
+    }
+
     /// Sets back what `measureRoomLoudness` set.
-    private func forgetRoomLoudness() {
+    func forgetRoomLoudness() {
         for o in observations {
             let r = geometry.nodeRooms[Int(o.node)]
             if r >= 0 { roomLoudness[r] = -.infinity }

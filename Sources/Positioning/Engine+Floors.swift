@@ -70,10 +70,12 @@ extension Engine {
         let floor = floorIndex >= 0 ? geometry.floors[floorIndex].id : nil
         var zones: [String] = []
         for v in devices[d].presence.visits where v.inside { zones.append(geometry.zones[v.zone].id) }
-        return DeviceUpdate(id: devices[d].id, name: devices[d].name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
-                            room: devices[d].isPresent ? room : nil, zones: zones, confidence: devices[d].confidence,
-                            fixes: devices[d].fixes, since: devices[d].presence.roomSince, nearest: nearest,
-                            residual: devices[d].residual, device: d)
+        var update = DeviceUpdate(id: devices[d].id, name: devices[d].name, t: t, x: p.x, y: p.y, z: p.z, floor: floor,
+                                  room: devices[d].isPresent ? room : nil, zones: zones, confidence: devices[d].confidence,
+                                  fixes: devices[d].fixes, since: devices[d].presence.roomSince, nearest: nearest,
+                                  residual: devices[d].residual, device: d)
+        if devices[d].isPresent { devices[d].presence.posterior.top(RoomShares.most, into: &update.rooms, site: geometry) }
+        return update
     }
 
     func event(_ kind: ZoneEvent.Kind, device d: Int, zone: Int, isRoom: Bool, at t: Double,

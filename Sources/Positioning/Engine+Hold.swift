@@ -20,7 +20,7 @@ extension Engine {
     func mayHold(device d: Int, at t: Double) -> Bool {
         // A method on the element, not a copy of it: `DeviceState` holds arrays, and a copy per
         // due device would retain and release each of them.
-        devices[d].mayHold(hearing: observations, at: t, options: options.hold)
+        devices[d].mayHold(hearing: observations, at: t, options: options.hold, room: options.room)
     }
 
     /// Keeps what the nodes heard at this solve, for `mayHold` to compare with later.
@@ -54,10 +54,10 @@ extension Engine {
 
 extension DeviceState {
     /// `Engine.mayHold` for this device, given what its nodes hear now.
-    func mayHold(hearing observations: [Observation], at t: Double, options: HoldOptions) -> Bool {
+    func mayHold(hearing observations: [Observation], at t: Double, options: HoldOptions, room: RoomOptions) -> Bool {
         guard options.limit > 0, isPresent, t - lastFix < options.limit,
               t - anchorSince >= options.settle, track.speed <= options.speed,
-              presence.isSettled, heard.count == observations.count else { return false }
+              presence.isSettled(options: room), heard.count == observations.count else { return false }
         for o in observations {
             guard let before = heard.first(where: { $0.node == o.node }),
                   abs(o.rssi - o.txRef - before.level) <= options.levelChange else { return false }

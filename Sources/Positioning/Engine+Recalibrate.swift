@@ -5,7 +5,8 @@ extension Engine {
     static func compile(_ site: Site, locator: any Locator, model: PathLoss, options: EngineOptions) -> SiteGeometry {
         var geometry = SiteGeometry(site)
         geometry.deviceHeight = options.deviceHeight
-        if locator.searchesGrid {
+        // A site without a floor plan has no floor to search (`solveWithoutPlan`).
+        if locator.searchesGrid && site.hasFloorPlan {
             geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? EngineOptions.usualDeviceHeight)
         }
         return geometry

@@ -70,6 +70,15 @@ public final class Engine {
     var floorObservations: [Observation] = []
     /// Per room: the loudest node in it that heard the device being solved.
     var roomLoudness: [Double]
+    /// What turns a solve's observations into room evidence besides the position (taught
+    /// fingerprints, a floor-plan-free site's node rooms), asked in order; and their evidence
+    /// for the solve under way (`RoomEvidence`, reused).
+    var roomEvidenceSources: [any RoomEvidenceSource] = []
+    var roomEvidence: RoomEvidence
+    /// When each node last heard any device: taught fingerprints leave out nodes gone silent.
+    let nodeLiveness: NodeLiveness
+    /// `site.hasFloorPlan`, once: without a plan no locator runs (`solveWithoutPlan`).
+    let hasFloorPlan: Bool
 
     /// An engine running `locator`'s preset pipeline (`LocatorKind.pipeline`).
     public convenience init(site: Site, locator: LocatorKind = .default, options: EngineOptions = EngineOptions()) {
@@ -88,6 +97,10 @@ public final class Engine {
         let geometry = Self.compile(site, locator: locator, model: model, options: options)
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
+        roomEvidence = RoomEvidence(rooms: geometry.rooms.count)
+        nodeLiveness = NodeLiveness(nodes: site.nodes.count)
+        hasFloorPlan = site.hasFloorPlan
+        roomEvidenceSources = Self.roomEvidenceSources(site: site, geometry: geometry, liveness: nodeLiveness)
         freeLinks = Array(repeating: [], count: site.nodes.count)
         for (i, node) in site.nodes.enumerated() where nodeIndex[node.name] == nil { nodeIndex[node.name] = i }
         for (i, node) in site.nodes.enumerated() { if let id = node.beacon { beaconNodes[id] = Int32(i) } }
@@ -202,6 +215,7 @@ public final class Engine {
             }
             record(UnsafeBufferPointer(rebasing: pending[..<count]))
         }
+        if accepted > 0 { nodeLiveness.heard(n, at: newest) }
         return (accepted, newest)
     }
 
@@ -211,6 +225,7 @@ public final class Engine {
         case .refused: return false
         case .untracked: return true
         case .heard(let device, let link):
+            nodeLiveness.heard(n, at: t)
             let heard = HeardReading(device: device, link: link, rssi: Double(rssi) + geometry.nodes[n].rxAdj, t: t,
                                      tx: tx.map { Int16(clamping: $0) } ?? BatchReading.noTx)
             withUnsafePointer(to: heard) { record(UnsafeBufferPointer(start: $0, count: 1)) }

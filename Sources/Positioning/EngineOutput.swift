@@ -46,6 +46,9 @@ public struct DeviceUpdate: Sendable, Equatable {
     /// may keep per-device state in an array by it (checking `id`) instead of hashing the id;
     /// -1 for an update no engine made.
     public var device = -1
+    /// The likeliest rooms by the device's room posterior, with their probabilities
+    /// (`RoomShares.most` at most, likeliest first); empty while away.
+    public var rooms = RoomShares()
 }
 
 /// A device entering or leaving a room or zone (docs/protocol.md#mqtt-topics-and-payloads `events`).

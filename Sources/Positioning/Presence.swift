@@ -33,6 +33,9 @@ struct Presence: Sendable {
     private var evidence: [(room: Int32, value: Double)] = []
     /// When the device was last located (its last tracked position), `-infinity` before.
     private(set) var lastObserved = -Double.infinity
+    /// The device's probability over rooms (`RoomPosterior`), and when it was last stepped.
+    var posterior = RoomPosterior()
+    var posteriorStepped = -Double.infinity
     /// Before the first enter: the room the last solves agreed on, and how many did.
     private var firstRoom = -1
     private var firstCount = 0
@@ -44,9 +47,27 @@ struct Presence: Sendable {
     /// (`Fix.floorContested`).
     mutating func observe(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool = false, heard: [Double], at t: Double,
                           site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
-        updateRoom(p, floor: f, confidence: confidence, floorContested: floorContested, heard: heard, at: t, site: site,
-                   options: options.room, emit: emit)
-        updateZones(p, floor: f, at: t, site: site, options: options.zones, emit: emit)
+        observe(fix: RoomFix(position: p, spread: 0, confidence: confidence, floorContested: floorContested), floor: f,
+                heard: heard, evidence: nil, at: t, site: site, options: options, emit: emit)
+    }
+
+    /// One solve: its fix (`nil` where the site has no floor plan or the solve placed none),
+    /// floor, per-room loudness (as above) and other room evidence (`RoomEvidence`, `nil` for
+    /// none). Steps the room posterior; may emit exits and enters.
+    mutating func observe(fix: RoomFix?, floor f: Int, heard: [Double], evidence: RoomEvidence?, at t: Double,
+                          site: SiteGeometry, options: EngineOptions, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+        // Without a fix (a site without a floor plan) there is no room test: the posterior decides.
+        if options.room.posterior.decides || fix == nil {
+            decideByPosterior(fix, floor: f, heard: heard, evidence: evidence, at: t, site: site,
+                              options: options.room.posterior, emit: emit)
+        } else {
+            stepPosterior(fix, floor: f, heard: heard, evidence: evidence, at: t, site: site, options: options.room.posterior)
+            if let fix {
+                updateRoom(fix.position, floor: f, confidence: fix.confidence, floorContested: fix.floorContested,
+                           heard: heard, at: t, site: site, options: options.room, emit: emit)
+            }
+        }
+        if let fix { updateZones(fix.position, floor: f, at: t, site: site, options: options.zones, emit: emit) }
     }
 
     private mutating func updateRoom(_ p: Point2, floor f: Int, confidence: Double, floorContested: Bool, heard: [Double], at t: Double,
@@ -140,7 +161,7 @@ struct Presence: Sendable {
         enter(r, floor: f, at: t, emit: emit)
     }
 
-    private mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
+    mutating func enter(_ r: Int, floor f: Int, at t: Double, emit: (ZoneEvent.Kind, Int, Bool, Double?) -> Void) {
         room = r; roomSince = t; floor = f
         firstRoom = -1; firstCount = 0
         evidence.removeAll(keepingCapacity: true)
@@ -154,10 +175,17 @@ struct Presence: Sendable {
         if room >= 0 { emit(.exit, room, true, t - roomSince) }
         room = -1; firstRoom = -1; firstCount = 0
         evidence.removeAll()
+        posterior.reset()
+        posteriorStepped = -.infinity
     }
 
-    /// In a room with no room or zone change under way (engine holds need this).
-    var isSettled: Bool { room >= 0 && evidence.isEmpty && !visits.contains { $0.pendingSince != nil } }
+    /// In a room with no room or zone change under way (engine holds need this): the sequential
+    /// test holds no evidence, or, where the posterior decides, it is sure of the room
+    /// (`RoomPosterior.settled`).
+    func isSettled(options: RoomOptions) -> Bool {
+        guard room >= 0, !visits.contains(where: { $0.pendingSince != nil }) else { return false }
+        return options.posterior.decides ? posterior.held(room) >= RoomPosterior.settled : evidence.isEmpty
+    }
 }
 
 /// What one solve's room test weighs each room against.

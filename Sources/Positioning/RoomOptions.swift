@@ -28,6 +28,9 @@ public struct RoomOptions: Sendable, Equatable {
     /// Rooms not joined to the current one (by a door, or by touching when no doors are
     /// given) need this many times the evidence: a tracker that lost a device must still recover.
     public var farRoomFactor = 4.0
+    /// The room posterior (`RoomPosterior`): the probabilities every update publishes, and,
+    /// when `posterior.decides`, the published room.
+    public var posterior = RoomPosteriorOptions()
 
     public init() {}
 }

@@ -66,6 +66,8 @@ struct SiteGeometry: Sendable {
     var nodes: [NodeInfo] = []
     /// `roomCount × roomCount`: whether a device may go straight from one room to the other.
     var adjacent: [Bool] = []
+    /// Per room, the rooms `adjacent` joins it to (the room posterior's transitions).
+    var neighbours: [[Int32]] = []
     /// Per node: the room its position lies in on its floor, -1 when none (or several floors).
     var nodeRooms: [Int] = []
     /// Height of a carried device above its floor (`EngineOptions.deviceHeight`), m.
@@ -105,7 +107,11 @@ struct SiteGeometry: Sendable {
         }
         adjacent = Self.adjacency(site: site, rooms: rooms)
         if let map = site.radioMap { radioMap = RadioMapGrid(map, site: site) }
-        nodeRooms = nodes.map { node in
+        neighbours = rooms.indices.map { a in rooms.indices.filter { $0 != a && adjacent[a * rooms.count + $0] }.map { Int32($0) } }
+        nodeRooms = nodes.indices.map { n in
+            let node = nodes[n]
+            // A node placed by room (a site without a floor plan) is in that room.
+            if let room = site.nodes[n].room { return rooms.firstIndex { $0.id == room } ?? -1 }
             guard node.floors.count == 1, let floor = node.floors.first else { return -1 }
             return floors[floor].rooms.first { Polygon.contains(rooms[$0].points, node.point.xy) } ?? -1
         }
@@ -197,7 +203,7 @@ struct SiteGeometry: Sendable {
     }
 
     /// Doors decide adjacency on a floor that has any; elsewhere rooms whose outlines come
-    /// within 0.3 m of each other are adjacent. Rooms on different floors are never adjacent.
+    /// within 0.3 m of each other are adjacent, and on a floor without a plan every two rooms. Rooms on different floors are never adjacent.
     private static func adjacency(site: Site, rooms: [Area]) -> [Bool] {
         let n = rooms.count
         var adjacent = [Bool](repeating: false, count: n * n)
@@ -214,7 +220,8 @@ struct SiteGeometry: Sendable {
                 continue
             }
             for a in here {
-                for b in here where b > a && touching(rooms[a].points, rooms[b].points) {
+                // Without a plan and without doors nothing says which rooms join: any may.
+                for b in here where b > a && (!floor.hasPlan || touching(rooms[a].points, rooms[b].points)) {
                     adjacent[a * n + b] = true
                     adjacent[b * n + a] = true
                 }

@@ -71,6 +71,8 @@ public struct EvaluationScore: Sendable {
     public var updates = 0
     public var errors: [Double] = []
     public var roomChecks = 0, roomsRight = 0
+    /// Changes of the published room between consecutive scored updates, and of the labelled one.
+    public var roomChanges = 0, labelledChanges = 0
 
     public init(locator: LocatorKind) { self.locator = locator }
 
@@ -89,14 +91,18 @@ public struct EvaluationScore: Sendable {
     public init(_ updates: [DeviceUpdate], locator: LocatorKind, truth: TruthTrack?, rooms: RoomLabels?) {
         self.init(locator: locator)
         self.updates = updates.count
+        var last: (room: String?, label: String)?
         for u in updates {
-            if let (p, _) = truth?.position(at: u.t) {
+            if let (p, _) = truth?.position(at: u.t), u.x.isFinite {
                 let dx = u.x - p.x, dy = u.y - p.y
                 errors.append((dx * dx + dy * dy).squareRoot())
             }
             if let room = rooms?.room(at: u.t) {
                 roomChecks += 1
                 if u.room == room { roomsRight += 1 }
+                if let last, last.room != u.room { roomChanges += 1 }
+                if let last, last.label != room { labelledChanges += 1 }
+                last = (u.room, room)
             }
         }
     }

@@ -25,6 +25,7 @@ extension Site {
         var floorsSeen: Set<String> = [], roomsSeen: Set<String> = []
         for floor in floors where floorsSeen.insert(floor.id).inserted {
             let nodes = self.nodes.filter { $0.floors.isEmpty || $0.floors.contains(floor.id) }
+            guard floor.hasPlan else { out += unplannedWarnings(floor, nodes, locations, roomsSeen: &roomsSeen); continue }
             for room in floor.rooms where roomsSeen.insert(room.id).inserted {
                 let at = locations.rooms[room.id] ?? SourceLocation(line: 0, key: "")
                 out += coverageWarnings(room, floor, nodes, at)
@@ -89,6 +90,25 @@ extension Site {
                 out.append(SiteProblem(.warning, line: at.line, key: at.key + ".points",
                                        message: "rooms '\(rooms[i].id)' and '\(rooms[j].id)' overlap (about \(Self.rounded(area)) m²); rooms must partition a floor"))
             }
+        }
+        return out
+    }
+}
+
+extension Site {
+    /// A floor without a plan: a room no node is in is told only by taught fingerprints, and a
+    /// floor without nodes by nothing.
+    fileprivate func unplannedWarnings(_ floor: Floor, _ nodes: [Node], _ locations: SiteLocations,
+                                       roomsSeen: inout Set<String>) -> [SiteProblem] {
+        var out: [SiteProblem] = []
+        let at = locations.floors[floor.id] ?? SourceLocation(line: 0, key: "")
+        if nodes.isEmpty { out.append(SiteProblem(.warning, line: at.line, key: at.key, message: "floor '\(floor.id)' has no node")) }
+        let placed = Set(nodes.compactMap(\.room))
+        for room in floor.rooms where roomsSeen.insert(room.id).inserted && !placed.contains(room.id) {
+            let at = locations.rooms[room.id] ?? SourceLocation(line: 0, key: "")
+            out.append(SiteProblem(.warning, line: at.line, key: at.key,
+                                   message: "room '\(room.id)' has no node in it: without a floor plan it is told only from taught fingerprints "
+                                       + "(whereabouts calibrate --rooms)"))
         }
         return out
     }

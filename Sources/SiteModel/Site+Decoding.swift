@@ -63,6 +63,10 @@ struct SiteDecoder {
     /// Whether some floor or room has no readable id, so references to it cannot be judged.
     var unnamedFloor = false
     var unnamedRoom = false
+    /// Whether the floor being decoded has a plan (`Floor.hasPlan`).
+    var floorHasPlan = true
+    /// Nodes placed by `room:`, checked once every room is known.
+    var roomNodeLines: [(node: String, room: String, line: Int, key: String, floorsGiven: Bool)] = []
 
     mutating func decodeRoot(_ root: ConfigNode) {
         guard let f = reader.fields(root, "", known: SiteKeys.top, ignored: SiteKeys.companionTop) else { return }
@@ -164,8 +168,14 @@ struct SiteDecoder {
         guard let f = reader.fields(node, key, known: ["id", "name", "bounds", "rooms", "walls", "doors"]) else { return }
         let id = reader.required(f, "id").flatMap { reader.string($0, f.path("id")) }
         let name = reader.string(f["name"], f.path("name"))
-        let bounds = reader.required(f, "bounds").flatMap { decodeBounds($0, f.path("bounds")) }
+        // No bounds and no room outline: a floor without a plan (Site+RoomsWithoutPlan.swift).
+        floorHasPlan = f["bounds"] != nil || Self.anyRoomHasPoints(f["rooms"])
+        let bounds = floorHasPlan ? reader.required(f, "bounds").flatMap { decodeBounds($0, f.path("bounds")) } : nil
         var floor = Floor(id: id ?? "", name: name ?? id ?? "", bounds: bounds ?? (Point3(0, 0, 0), Point3(0, 0, 0)))
+        floor.hasPlan = floorHasPlan
+        if !floorHasPlan, let walls = f["walls"], !(walls.items?.isEmpty ?? false) {
+            reader.error(f.path("walls"), walls.line, "walls need a floor plan: give the floor bounds and its rooms points")
+        }
         roomsDeclaredHere = []
         forEachItem(f, "rooms") { d, node, key in d.decodeRoom(node, key).map { floor.rooms.append($0) } }
         forEachItem(f, "walls") { d, node, key in d.decodeWall(node, key).map { floor.walls.append($0) } }
@@ -176,7 +186,7 @@ struct SiteDecoder {
         guard let id else { unnamedFloor = true; return }
         // A floor with bad bounds is kept (its error is reported) so that rooms, zones and
         // nodes naming it do not each report a second, misleading error.
-        if bounds == nil { floorsWithoutBounds.insert(id) }
+        if bounds == nil && floorHasPlan { floorsWithoutBounds.insert(id) }
         declaredRooms[id, default: []].formUnion(roomsDeclaredHere)
         idLines.append(("floor", id, node.line, f.path("id")))
         if locations.floors[id] == nil { locations.floors[id] = SourceLocation(line: node.line, key: key) }

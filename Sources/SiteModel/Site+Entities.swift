@@ -8,7 +8,8 @@ extension SiteDecoder {
     mutating func decodeRoom(_ node: ConfigNode, _ key: String) -> Room? {
         guard let f = reader.fields(node, key, known: ["id", "name", "points"], ignored: ["color"]) else { return nil }
         let (id, name) = identity(f, key)
-        let points = reader.required(f, "points").flatMap { polygon($0, f.path("points")) }
+        // A floor without a plan has rooms without outlines (`Floor.hasPlan`).
+        let points = floorHasPlan ? reader.required(f, "points").flatMap { polygon($0, f.path("points")) } : []
         if let id { roomsDeclaredHere.insert(id) } else { unnamedRoom = true }
         guard let id, let name, let points else { return nil }
         idLines.append(("room", id, node.line, f["id"] != nil ? f.path("id") : f.path("name")))
@@ -36,7 +37,8 @@ extension SiteDecoder {
                 reader.error(f.path("between"), value.line, "expects two different room ids, as [kitchen, hall]")
             }
         }
-        let at = reader.required(f, "at").flatMap { reader.point2($0, f.path("at")) }
+        // Without a plan a door only joins two rooms: where it is means nothing.
+        let at = floorHasPlan ? reader.required(f, "at").flatMap { reader.point2($0, f.path("at")) } : Point2(0, 0)
         guard let between, let at else { return nil }
         return Door(between: between, at: at)
     }
@@ -60,10 +62,10 @@ extension SiteDecoder {
     mutating func decodeNode(_ node: ConfigNode, _ key: String) {
         // ESPresense-companion's `id` is the node's MQTT id, not its advertisements' device id,
         // so the id of those is a key of its own: `beacon`.
-        guard let f = reader.fields(node, key, known: ["name", "point", "floors", "rx_adj", "beacon"],
+        guard let f = reader.fields(node, key, known: ["name", "point", "room", "floors", "rx_adj", "beacon"],
                                     ignored: ["id", "stationary", "enabled"]) else { return }
         let name = reader.required(f, "name").flatMap { reader.string($0, f.path("name")) }
-        let point = reader.required(f, "point").flatMap { reader.point3($0, f.path("point")) }
+        let (point, room) = nodePlace(f, node, key, name: name)
         let floors = reader.strings(f["floors"], f.path("floors"))
         let rxAdj = reader.number(f["rx_adj"], f.path("rx_adj"), within: -50...50)
         var beacon = reader.string(f["beacon"], f.path("beacon"))
@@ -84,7 +86,7 @@ extension SiteDecoder {
         }
         if locations.nodes[name] == nil { locations.nodes[name] = SourceLocation(line: node.line, key: key) }
         nodeLines.append((f["floors"]?.line ?? node.line, key))
-        site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0, beacon: beacon))
+        site.nodes.append(Node(name: name, point: point, floors: floors ?? [], rxAdj: rxAdj ?? 0, beacon: beacon, room: room))
     }
 
     mutating func decodeDevice(_ node: ConfigNode, _ key: String) {

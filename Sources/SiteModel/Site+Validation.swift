@@ -69,7 +69,8 @@ extension SiteDecoder {
                 reader.error(entry.key + ".floors", entry.line, "unknown floor '\(floor)'")
             }
         }
-        for (node, at) in zip(site.nodes, nodeLines) { checkNodeInside(node, at) }
+        for (node, at) in zip(site.nodes, nodeLines) where node.room == nil { checkNodeInside(node, at) }
+        checkRoomsWithoutPlan()
     }
 
     /// Ids must be unique within their kind; zones share the room namespace (docs/protocol.md#mqtt-topics-and-payloads: a room is a zone).

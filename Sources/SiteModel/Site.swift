@@ -26,7 +26,14 @@ public struct Site: Sendable, Equatable {
     /// Readings partitions P (docs/protocol.md, Partitions and shards): the edges' `partitions`,
     /// which shards divide among themselves. 1: the plain readings topic.
     public var partitions = 1
+    /// Per-room fingerprints from the calibration file (`SiteCalibration.applied(to:)`); never
+    /// written in the site file itself.
+    public var fingerprints: RoomFingerprintSet?
     public init() {}
+
+    /// Whether the site has a floor plan: false when its floors have none (`Floor.hasPlan`), so
+    /// the engine publishes rooms and no coordinates.
+    public var hasFloorPlan: Bool { floors.isEmpty || floors.contains(where: \.hasPlan) }
 }
 
 public struct Floor: Sendable, Equatable {
@@ -37,6 +44,11 @@ public struct Floor: Sendable, Equatable {
     public var rooms: [Room] = []
     public var walls: [Wall] = []
     public var doors: [Door] = []
+    /// Whether the floor has a plan (bounds, rooms with outlines). A floor without one (no
+    /// `bounds`, rooms without `points`, nodes placed by `room:`) has rooms but no coordinates:
+    /// its rooms are decided from what the nodes in them hear (docs/operations.md, Rooms without a
+    /// floor plan); `bounds` is then the origin and means nothing.
+    public var hasPlan = true
 
     public init(id: String, name: String, bounds: (min: Point3, max: Point3)) {
         self.id = id; self.name = name; self.bounds = bounds
@@ -44,7 +56,7 @@ public struct Floor: Sendable, Equatable {
 
     public static func == (a: Floor, b: Floor) -> Bool {
         a.id == b.id && a.name == b.name && a.bounds.min == b.bounds.min && a.bounds.max == b.bounds.max
-            && a.rooms == b.rooms && a.walls == b.walls && a.doors == b.doors
+            && a.rooms == b.rooms && a.walls == b.walls && a.doors == b.doors && a.hasPlan == b.hasPlan
     }
 }
 
@@ -52,6 +64,7 @@ public struct Floor: Sendable, Equatable {
 public struct Room: Sendable, Equatable {
     public var id: String
     public var name: String
+    /// The outline; empty on a floor without a plan (`Floor.hasPlan`).
     public var points: [Point2]
     public init(id: String, name: String, points: [Point2]) { self.id = id; self.name = name; self.points = points }
 }
@@ -86,7 +99,11 @@ public struct Zone: Sendable, Equatable {
 /// A receiving node (a Raspberry Pi or an ESPresense board).
 public struct Node: Sendable, Equatable {
     public var name: String
+    /// Where the node is; the origin, meaning nothing, for a node placed by `room` instead.
     public var point: Point3
+    /// The room the node is in, on a site without a floor plan (`room:` instead of `point:`,
+    /// the Bermuda / room-assistant set-up); `nil` for a node placed at a point.
+    public var room: String?
     /// The floors this node hears; empty means every floor.
     public var floors: [String]
     /// Receiver adjustment in dB added to every RSSI this node reports.
@@ -94,8 +111,8 @@ public struct Node: Sendable, Equatable {
     /// The device id of the node's own advertisements (docs/protocol.md#device-ids: nodes may beacon for
     /// calibration): never tracked as a device; other nodes' readings of it calibrate the site.
     public var beacon: String?
-    public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0, beacon: String? = nil) {
-        self.name = name; self.point = point; self.floors = floors; self.rxAdj = rxAdj; self.beacon = beacon
+    public init(name: String, point: Point3, floors: [String] = [], rxAdj: Double = 0, beacon: String? = nil, room: String? = nil) {
+        self.name = name; self.point = point; self.floors = floors; self.rxAdj = rxAdj; self.beacon = beacon; self.room = room
     }
 }
 

@@ -13,6 +13,8 @@ public struct SiteCalibration: Sendable, Equatable {
     public var rxAdj: [String: Double] = [:]
     /// Device id → fitted `tx_ref` (dBm at 1 m).
     public var txRef: [String: Double] = [:]
+    /// Per-room fingerprints (`fingerprints:`, SiteCalibration+Rooms.swift).
+    public var fingerprints: RoomFingerprintSet?
 
     /// The radio map (`radio_map`): per node, corrections over the floor learnt from the survey.
     public var radioMap: RadioMap?
@@ -23,7 +25,7 @@ public struct SiteCalibration: Sendable, Equatable {
 
     /// The top-level keys this decoder reads or reads past. Another section of the file (room
     /// fingerprints, say) adds its key here and decodes it in its own file.
-    public static let knownKeys: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin", "radio_map"]
+    public static let knownKeys: Set<String> = ["version", "fitted", "absorption", "nodes", "devices", "floors", "survey", "thin", "radio_map", "fingerprints"]
 
     /// Decodes a calibration file's tree; every problem comes back with its line and key.
     public static func decode(_ root: ConfigNode) -> (calibration: SiteCalibration, problems: [SiteProblem]) {
@@ -49,6 +51,7 @@ public struct SiteCalibration: Sendable, Equatable {
             if let tx = reader.number(d["tx_ref"], d.path("tx_ref"), within: -120...20) { out.txRef[id] = tx }
         }
         out.radioMap = RadioMap.decode(f["radio_map"], "radio_map", &reader)
+        out.fingerprints = decodeFingerprints(f["fingerprints"], &reader)
         return (out, reader.problems)
     }
 
@@ -66,6 +69,7 @@ public struct SiteCalibration: Sendable, Equatable {
         var site = site
         if let absorption { site.positioning.absorption = absorption }
         if let radioMap { site.radioMap = radioMap }
+        if let fingerprints { site.fingerprints = fingerprints }
         for i in site.nodes.indices {
             if let adj = rxAdj[site.nodes[i].name] { site.nodes[i].rxAdj = adj }
         }

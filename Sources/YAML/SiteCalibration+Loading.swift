@@ -60,6 +60,14 @@ public struct CalibratedSite: Sendable {
         for layer in calibration.radioMap?.layers ?? [] where !floors.contains(layer.floor) {
             problems.append(SiteProblem(.error, line: 0, key: "radio_map", message: "floor \(layer.floor) is not in \(sitePath): a calibration of another site?"))
         }
+        let (rooms, nodes) = calibration.unknownFingerprintNames(in: site)
+        for room in rooms {
+            problems.append(SiteProblem(.error, line: 0, key: "fingerprints", message: "room \(room) is not in \(sitePath): a calibration of another site?"))
+        }
+        // A node taken away since teach-in is never heard again: its part of a fingerprint is left out.
+        for node in nodes {
+            problems.append(SiteProblem(.warning, line: 0, key: "fingerprints", message: "node \(node) is not in \(sitePath): its part of the fingerprints is not used"))
+        }
         guard !problems.contains(where: { $0.severity == .error }) else { return (nil, problems) }
         return (calibration.applied(to: site), problems)
     }

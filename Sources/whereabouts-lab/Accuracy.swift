@@ -9,7 +9,7 @@ import SiteModel
 let accuracyCommand = Command(
     name: "whereabouts-lab accuracy",
     abstract: "measure each locator's error on the simulated example sites and the real walks of the philotuxo dataset",
-    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--survey DIR] [--flat DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
+    usage: ["whereabouts-lab accuracy [--scenarios DIR] [--sites DIR] [--philotuxo DIR] [--survey DIR] [--flat DIR] [--sphere DIR] [--out FILE] [--json FILE] [--pictures DIR]"],
     options: [
         .value("scenarios", "DIR", help: "Scenarios to simulate, each on the site of the same name; 'none' skips them.",
                default: "tools/scenarios"),
@@ -20,6 +20,8 @@ let accuracyCommand = Command(
                default: "Tests/Fixtures/philotuxo-survey"),
         .value("flat", "DIR", help: "The Kolakowski flat's robot survey (flat.csv, anchors.csv, layout.csv), split in time; 'none' skips it.",
                default: "Tests/Fixtures/kolakowski"),
+        .value("sphere", "DIR", help: "The SPHERE house as tools/sphere-convert.py writes it (site.yaml, NNNNN/READINGS.jsonl, ROOMS.csv); 'none' skips it.",
+               default: "Tests/Fixtures/sphere"),
         .value("out", "FILE", help: "Also write the tables into this markdown file, between its generated markers (e.g. docs/accuracy.md)."),
         .value("json", "FILE", help: "Write the gate's figures (committed seeds, real walks, every locator) as JSON (e.g. docs/accuracy.json)."),
         .value("pictures", "DIR", help: "Write SVGs of true versus estimated tracks here (e.g. docs/accuracy)."),
@@ -107,6 +109,12 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
                                     flat: args.string("flat") ?? "Tests/Fixtures/kolakowski")
         figures.add(survey: survey)
         if !survey.isEmpty { body += surveyMarkdown(survey) }
+        let sphere = args.string("sphere") ?? "Tests/Fixtures/sphere"
+        if sphere != "none" {
+            let rows = try sphereRows(dir: sphere, step: step)
+            bars += sphereBars(rows)
+            body += "\n" + sphereMarkdown(rows, dir: sphere)
+        }
         let markdown = bars + body
         print(markdown, terminator: "")
         if let out = args.string("out") {

@@ -8,24 +8,27 @@ import Wire
 struct SurveyOptions {
     static let survey = Opt<String?>.text("survey", "READINGS.jsonl", help: "A site survey: readings of a tag carried or set down at known points (batches, as --input).")
     static let truth = Opt<String?>.text("truth", "TRUTH.csv", help: "Where the tag was: header t,x,y[,z][,floor], Unix seconds, metres.")
+    static let rooms = Opt<String?>.text("rooms", "ROOMS.csv", help: "Which room the tag was in (teach-in): header t_start,t_end,room, Unix seconds, room ids.")
     static let device = Opt<String?>.text("device", "ID", help: "Fit from this device's readings only (default: every device heard at the survey's times).")
     static let out = Opt<String?>.text("out", "CAL.yaml", help: "Where to write the calibration (for --calibration or the site's calibration key).")
-    static let table = [survey.option, truth.option, device.option, maxGapOption.option, out.option]
+    static let table = [survey.option, truth.option, rooms.option, device.option, maxGapOption.option, out.option]
 
-    let survey: String, truth: String, device: String?, maxGap: Double, out: String
+    let survey: String, truth: String?, rooms: String?, device: String?, maxGap: Double, out: String
 
     /// `nil` when `--survey` is not given (and none of its companions is).
     init?(_ a: Arguments) throws(UsageError) {
-        let survey = try a.get(Self.survey), truth = try a.get(Self.truth), out = try a.get(Self.out)
+        let survey = try a.get(Self.survey), truth = try a.get(Self.truth), rooms = try a.get(Self.rooms), out = try a.get(Self.out)
         guard let survey else {
-            if truth != nil || out != nil || a.isSet("device") || a.isSet("max-gap") {
-                throw UsageError("--truth, --device, --max-gap and --out go with --survey READINGS.jsonl")
+            if truth != nil || rooms != nil || out != nil || a.isSet("device") || a.isSet("max-gap") {
+                throw UsageError("--truth, --rooms, --device, --max-gap and --out go with --survey READINGS.jsonl")
             }
             return nil
         }
-        guard let truth else { throw UsageError("--survey needs --truth TRUTH.csv: where the tag was when") }
+        guard truth != nil || rooms != nil else {
+            throw UsageError("--survey needs --truth TRUTH.csv (where the tag was when), --rooms ROOMS.csv (which room it was in when) or both")
+        }
         guard let out else { throw UsageError("--survey needs --out CAL.yaml: where to write the calibration") }
-        self.survey = survey; self.truth = truth; self.out = out
+        self.survey = survey; self.truth = truth; self.rooms = rooms; self.out = out
         device = try a.get(Self.device); maxGap = try a.get(maxGapOption)
     }
 }
@@ -51,14 +54,20 @@ let surveyDiscussion = """
 func runSurveyCalibration(site sitePath: String, _ o: SurveyOptions) throws -> Int32 {
     let tool = "whereabouts calibrate"
     let site = try loadSite(path: sitePath)
-    let truth = try readTruth(o.truth, site: site, maxGap: o.maxGap)
+    let labels = try o.rooms.map { try readRooms($0, site: site) }
+    guard let truthPath = o.truth else {
+        guard let labels, let (readings, badLines) = readAllReadings(o.survey, tool: tool) else { return ExitCode.failure }
+        return try runTeachIn(site: site, sitePath: sitePath, readings: readings, badLines: badLines, labels: labels, o, survey: nil)
+    }
+    let truth = try readTruth(truthPath, site: site, maxGap: o.maxGap)
     guard let (readings, badLines) = readAllReadings(o.survey, tool: tool) else { return ExitCode.failure }
     switch SurveyCalibration.fit(readings: readings, truth: truth, site: site, device: o.device) {
     case .failure(let failure):
         printError("\(tool): \(failure)")
         return ExitCode.failure
     case .success(let fit):
-        let comment = ["whereabouts calibrate --survey \(o.survey) --truth \(o.truth) on \(sitePath)",
+        if let labels { return try runTeachIn(site: site, sitePath: sitePath, readings: readings, badLines: badLines, labels: labels, o, survey: fit) }
+        let comment = ["whereabouts calibrate --survey \(o.survey) --truth \(truthPath) on \(sitePath)",
                        "fitted on the survey only: absorption, rx_adj (mean 0 over the nodes fitted), tx_ref per device"]
         do { try fit.calibrationFile(comment: comment).write(toFile: o.out, atomically: true, encoding: .utf8) }
         catch { throw ReadFailure("cannot write \(o.out): \(error.localizedDescription)") }

@@ -31,9 +31,9 @@ let calibrateCommand = Command(
     name: "whereabouts calibrate",
     abstract: "fit the site's absorption, each node's rx_adj (and from a survey each device's tx_ref) from node beacons or a site survey",
     usage: ["whereabouts calibrate --site FILE --input READINGS.jsonl [--receiver-spread DB]",
-            "whereabouts calibrate --site FILE --survey READINGS.jsonl --truth TRUTH.csv [--device ID] [--max-gap S] --out CAL.yaml"],
+            "whereabouts calibrate --site FILE --survey READINGS.jsonl [--truth TRUTH.csv] [--rooms ROOMS.csv] [--device ID] [--max-gap S] --out CAL.yaml"],
     options: CalibrateOptions.table,
-    discussion: surveyDiscussion + """
+    discussion: surveyDiscussion + teachInDiscussion + """
         Node beacons (--input): node j hearing node i's beacon is a reading at a known distance, with the site's walls
         between: the engine's path-loss model fits the absorption (path-loss exponent) and one
         rx_adj per node by least squares on each link's median RSSI, reweighted (Huber) so that a

@@ -50,9 +50,12 @@ let evaluateCommand = Command(
         Runs the engine exactly as `whereabouts locate` does (same site, calibration, ticks) with each
         locator, and scores every position update of the device: its 2-D error against the truth
         interpolated at the update's time (updates outside the truth's spans are not scored: see
-        --max-gap), and with --rooms the share of updates naming the right room. Prints median, p90
+        --max-gap), and with --rooms the share of updates naming the right room and the room
+        changes between consecutive scored updates beside the labelled ones. Prints median, p90
         and p95 (m) per locator; --format json prints one object a line,
-        {"locator","updates","median","p90","p95"} and "rooms" (fraction right) with --rooms.
+        {"locator","updates","median","p90","p95"} and with --rooms "rooms" (fraction right),
+        "room_changes" and "labelled_changes". A site without a floor plan has no positions: it
+        takes --rooms only and prints one row (no locator runs).
         Exits 1 when no update can be scored.
         """)
 
@@ -64,12 +67,16 @@ func runEvaluate(_ arguments: [String]) -> Int32 {
         let o = try EvaluateOptions(args)
         let tool = "whereabouts evaluate"
         let site = try loadCalibratedSite(path: o.site, calibration: o.calibration)
+        if !site.hasFloorPlan && o.truth != nil {
+            throw UsageError("\(o.site) has no floor plan, so no positions to score against --truth: score rooms with --rooms ROOMS.csv")
+        }
         let truth = try o.truth.map { try readTruth($0, site: site, maxGap: o.maxGap) }
         let rooms = try o.rooms.map { try readRooms($0, site: site) }
         guard let (readings, badLines) = readAllReadings(o.input, tool: tool) else { return ExitCode.failure }
         if badLines > 0 { printError("\(tool): \(badLines) bad lines skipped") }
         var scores: [EvaluateScore] = []
-        for kind in o.locator.kinds {
+        // Without a floor plan no locator runs: one row, the engine's rooms.
+        for kind in site.hasFloorPlan ? o.locator.kinds : [.default] {
             switch evaluate(readings, site: site, locator: kind, truth: truth, rooms: rooms, device: o.device) {
             case .success(let score): scores.append(score)
             case .failure(.whichDevice(let ids)):
@@ -90,22 +97,26 @@ private func jsonLine(_ s: EvaluateScore) -> String {
     var json = JSONWriter(capacity: 160)
     json.objectStart()
     json.field("locator", s.locator.rawValue)
-    json.key("updates"); json.value(s.errors.count)
+    json.key("updates"); json.value(s.errors.isEmpty ? s.roomChecks : s.errors.count)
     for (name, q) in [("median", 0.5), ("p90", 0.9), ("p95", 0.95)] {
         json.key(name)
         if let v = s.quantile(q) { json.value(v, decimals: 3) } else { json.null() }
     }
-    if let r = s.rooms { json.field("rooms", r, decimals: 4) }
+    if let r = s.rooms {
+        json.field("rooms", r, decimals: 4)
+        json.field("room_changes", s.roomChanges)
+        json.field("labelled_changes", s.labelledChanges)
+    }
     json.objectEnd()
     return json.string
 }
 
 private func scoreTable(_ scores: [EvaluateScore], rooms: Bool) -> String {
     func m(_ v: Double?) -> String { v.map { String(format: "%.2f", $0) } ?? "-" }
-    var lines = [["locator", "updates", "median m", "p90 m", "p95 m"] + (rooms ? ["rooms"] : [])]
+    var lines = [["locator", "updates", "median m", "p90 m", "p95 m"] + (rooms ? ["rooms", "changes", "labelled"] : [])]
     for s in scores {
-        lines.append([s.locator.rawValue, "\(s.errors.count)", m(s.quantile(0.5)), m(s.quantile(0.9)), m(s.quantile(0.95))]
-            + (rooms ? [s.rooms.map { String(format: "%.1f %%", $0 * 100) } ?? "-"] : []))
+        lines.append([s.locator.rawValue, "\(s.errors.isEmpty ? s.roomChecks : s.errors.count)", m(s.quantile(0.5)), m(s.quantile(0.9)), m(s.quantile(0.95))]
+            + (rooms ? [s.rooms.map { String(format: "%.1f %%", $0 * 100) } ?? "-", "\(s.roomChanges)", "\(s.labelledChanges)"] : []))
     }
     return lines.map { $0.map { $0.padding(13) }.joined() }.joined(separator: "\n")
 }

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import Wire
 import SiteModel
 import MQTT
@@ -63,4 +64,38 @@ private func batch(node: String, seq: UInt64, t: Double, devices: Int, rssi: Int
         // With the zone's last event.
         if case .event(let e, let m) = effects[lastEventIndex[zone]!] { #expect(e.zone == zone && m.count == 2) }
     }
+}
+
+@Test func aRoomsOccupancyCarriesTheExpectedCountOfItsDevicesProbabilities() throws {
+    let topics = Topics()
+    let core = AggregatorCore(site: site(), topics: topics, locator: .default, dialects: [], clockMode: .node, metrics: AggregatorMetrics())
+    var effects: [Effect] = []
+    for step in 0..<20 {
+        let t = 1000 + Double(step) * 0.5
+        for (node, rssi) in [("a", -60), ("b", -62), ("c", -64), ("d", -61)] {
+            batch(node: node, seq: UInt64(step + 1), t: t, devices: 20, rssi: rssi).withUnsafeBytes {
+                core.handle(topic: topics.nodeReadings(node), payload: $0, arrival: t, into: &effects)
+            }
+        }
+    }
+    func occupancy(_ zone: String) -> [[String: Any]] {
+        effects.flatMap { effect -> [[String: Any]] in
+            guard case .event(_, let messages) = effect else { return [] }
+            return messages.filter { $0.topic == topics.zoneOccupancy(zone) }.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]
+            }
+        }
+    }
+    // One room: every device heard is surely in it, so the expected count is every device heard,
+    // also those the room test has not named yet (it waits for solves that agree).
+    #expect(abs((core.occupancy.expected(of: "hall") ?? 0) - 20) < 0.5)
+    #expect(core.occupancy.count(of: "hall") <= 20)
+    let hall = try #require(occupancy("hall").last)
+    #expect((hall["expected"] as? Double ?? -1) >= Double(hall["count"] as? Int ?? 99) - 0.5, "\(hall)")
+    // A zone that is not a room has no expected count.
+    #expect(occupancy("all").last.map { $0["expected"] == nil } == true)
+    effects.removeAll()
+    core.tick(wall: 1011 + 2 * site().positioning.awayAfter, into: &effects)
+    let gone = try #require(occupancy("hall").last)
+    #expect(gone["count"] as? Int == 0 && gone["expected"] as? Double == 0, "\(gone)")
 }

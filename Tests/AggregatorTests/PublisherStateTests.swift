@@ -18,17 +18,20 @@ private func update(name: String?, room: String?, nearest: NodeRange?) -> Device
     var publisher = Publisher(site: Site(), topics: Topics())
     let nearest = NodeRange(node: "kitchen", distance: 2.5, proximity: .near)
     var out: [MQTTMessage] = []
-    publisher.update(update(name: "Keys \"K\"", room: "west", nearest: nearest), into: &out)
+    var first = update(name: "Keys \"K\"", room: "west", nearest: nearest)
+    // The posterior's likeliest rooms, to hundredths; one that rounds to nothing left out.
+    first.rooms = RoomShares([(id: "west", p: 0.934), (id: "hall", p: 0.061), (id: "kitchen", p: 0.004)])
+    publisher.update(first, into: &out)
     publisher.update(update(name: "Keys \"K\"", room: "west", nearest: nil), into: &out)
     publisher.update(update(name: "Keys \"K\"", room: nil, nearest: nil), into: &out)
     let texts = out.map { "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))" }
     let id = "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42"
     #expect(texts == [
         "whereabouts/devices/\(id)/room west",
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":"kitchen","distance":2.5,"proximity":"near"}}"#,
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":"kitchen","distance":2.5,"proximity":"near"},"rooms":{"west":0.93,"hall":0.06}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"west","floor":"ground","zones":["desk","a\"b"],"x":1.23,"y":-0.5,"z":1.2,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"},"rooms":{}}"#,
         "whereabouts/devices/\(id)/room away",
-        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":null,"y":null,"z":null,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"}}"#,
+        #"whereabouts/devices/\#(id)/state {"id":"\#(id)","name":"Keys \"K\"","room":"away","floor":null,"zones":[],"x":null,"y":null,"z":null,"confidence":0.76,"fixes":3,"t":1764410000.250,"since":1764409990.000,"since_iso":"2025-11-29T09:53:10Z","nearest":{"node":null,"distance":null,"proximity":"unknown"},"rooms":{}}"#,
     ])
 }
 

@@ -15,12 +15,14 @@ extension ProtocolExampleTests {
     static func checkState(_ e: ProtocolDocument.Example, _ doc: ProtocolDocument) throws {
         let j = try object(e.body)
         let n = j["nearest"] as? [String: Any] ?? [:]
-        let update = DeviceUpdate(id: try string(j, "id"), name: j["name"] as? String, t: try number(j, "t"),
+        var update = DeviceUpdate(id: try string(j, "id"), name: j["name"] as? String, t: try number(j, "t"),
                                   x: try number(j, "x"), y: try number(j, "y"), z: try number(j, "z"),
                                   floor: j["floor"] as? String, room: try string(j, "room"), zones: j["zones"] as? [String] ?? [],
                                   confidence: try number(j, "confidence"), fixes: Int(try number(j, "fixes")), since: try number(j, "since"),
                                   nearest: NodeRange(node: try string(n, "node"), distance: try number(n, "distance"),
                                                      proximity: Proximity(rawValue: try string(n, "proximity")) ?? .unknown))
+        let rooms = (j["rooms"] as? [String: Any] ?? [:]).compactMap { id, p in (p as? NSNumber).map { (id: id, p: $0.doubleValue) } }
+        update.rooms = RoomShares(rooms.sorted { $0.p > $1.p })
         var publisher = Publisher(site: Site(), topics: Topics())
         var out: [MQTTMessage] = []
         publisher.update(update, into: &out)
@@ -34,15 +36,20 @@ extension ProtocolExampleTests {
         let j = try object(e.body)
         let devices = j["devices"] as? [String] ?? []
         // The occupants as the aggregator keeps them: entered one by one.
-        var occupancy = Occupancy(zones: ["kitchen"])
-        for d in devices {
+        var occupancy = Occupancy(zones: ["kitchen"], rooms: ["kitchen"])
+        // The expected count from the occupants' room probabilities: the example's, shared out.
+        let expected = try number(j, "expected")
+        for (i, d) in devices.enumerated() {
             _ = occupancy.apply(ZoneEvent(.enter, device: d, zone: "kitchen", floor: "ground", t: try number(j, "t"), confidence: 1,
                                           dwell: nil, isRoom: true))
+            let share = i == 0 ? expected - Double(devices.count - 1) * (expected / Double(devices.count)).rounded(toPlaces: 2)
+                : (expected / Double(devices.count)).rounded(toPlaces: 2)
+            occupancy.expect(from: RoomShares(), to: RoomShares([(id: "kitchen", p: share)]))
         }
         try require(occupancy.count(of: "kitchen") == Int(try number(j, "count")), "count is not the number of devices")
         var publisher = Publisher(site: Site(), topics: Topics())
         let m = publisher.occupancy(zone: "kitchen", count: occupancy.count(of: "kitchen"), devices: occupancy.body(of: "kitchen"),
-                                    t: try number(j, "t"))
+                                    expected: occupancy.expected(of: "kitchen"), t: try number(j, "t"))
         try require(m.retain && m.qos == .atLeastOnce, "occupancy not retained at QoS 1")
         try require(JSONShape.equal(try JSONShape.parse(m.payload), j), "the aggregator writes \(String(decoding: m.payload, as: UTF8.self))")
         try checkTable(e, doc)
@@ -76,5 +83,13 @@ extension ProtocolExampleTests {
         try require(m.topic.hasPrefix(expectedPrefix) && m.topic.hasSuffix("/config") && m.retain && m.qos == .atLeastOnce,
                     "published on \(m.topic)")
         try require(JSONShape.equal(try JSONShape.parse(m.payload), j), "the aggregator writes \(String(decoding: m.payload, as: UTF8.self))")
+    }
+}
+
+private extension Double {
+    func rounded(toPlaces places: Int) -> Double {
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        return (self * scale).rounded() / scale
     }
 }

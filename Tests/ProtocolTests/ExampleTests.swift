@@ -42,6 +42,8 @@ import YAML
         case "discovery-tracker", "discovery-occupancy": try checkDiscovery(e, document)
         case "espresense", "theengs": try checkDialect(e, document)
         case "site": try checkSite(e, document)
+        case "site-without-plan": try checkSiteWithoutPlan(e, document)
+        case "calibration": try checkCalibrationFile(e, document)
         case "edge-config": try checkEdgeConfig(e, document)
         case "usage": try checkUsage(e)
         case "api-devices": try checkDevicesAPI(e, document)
