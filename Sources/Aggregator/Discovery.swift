@@ -121,11 +121,6 @@ struct Discovery {
         // until the device is placed again); an enum sensor refuses a state outside its options.
         options(Self.unique(rooms.names + ["Away", "Unknown"]))
         writer.field("icon", "mdi:map-marker-radius")
-        // The room posterior's word: how likely the room shown is, and the likeliest rooms.
-        writer.field("json_attributes_topic", topics.deviceState(device.id))
-        writer.field("json_attributes_template",
-                     "{% set r = value_json.rooms if value_json.rooms is defined and value_json.rooms is mapping else {} %}"
-                         + "{{ {'probability': r.get(value_json.room), 'rooms': r} | tojson }}")
         deviceBlock(block)
         out.append(end(Topics.homeAssistantRoom(objectID: object)))
 

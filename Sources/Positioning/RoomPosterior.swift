@@ -55,6 +55,8 @@ struct RoomPosterior: Sendable {
     /// How sure of its room a device must be for the engine to hold its fix (`Engine.mayHold`):
     /// a held device's posterior stands still, so it must not be half-way to a change.
     static let settled = 0.95
+    /// A probability below which a room's door transitions are left out (`predict`).
+    static let negligible = 1e-6
 
     /// The likeliest room held one by one (-1 with none), and its probability.
     var best: (room: Int, p: Double) {
@@ -96,8 +98,10 @@ struct RoomPosterior: Sendable {
     /// then `jump` (a probability) of everything is spread evenly over every room and `away`.
     mutating func predict(dt: Double, jump: Double, site: SiteGeometry, options: RoomPosteriorOptions) {
         let leave = 1 - Elementary.exp(-options.leaveRate * dt)
+        // A room this unlikely keeps what would leave it: moving it is most of a step's cost
+        // (a look-up per door) and changes nothing a decision or a payload shows.
         for i in slots.indices {
-            slots[i].leaving = site.neighbours[Int(slots[i].room)].isEmpty ? 0 : slots[i].p * leave
+            slots[i].leaving = slots[i].p < Self.negligible || site.neighbours[Int(slots[i].room)].isEmpty ? 0 : slots[i].p * leave
         }
         for i in slots.indices where slots[i].leaving > 0 {
             let through = site.neighbours[Int(slots[i].room)]
