@@ -128,7 +128,8 @@ struct SiteDecoder {
     }
 
     mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
-        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat"])
+        guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat",
+                                                                 "self_calibration"])
         else { return }
         if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
@@ -137,6 +138,10 @@ struct SiteDecoder {
         // Publishing only (the aggregator's state topic); 0 publishes every update.
         if let v = reader.number(f["state_deadband"], f.path("state_deadband"), within: 0...100) { site.positioning.stateDeadband = v }
         if let v = reader.duration(f["state_heartbeat"], f.path("state_heartbeat"), allowingZero: true) { site.positioning.stateHeartbeat = v }
+        if let value = f["self_calibration"], let text = reader.string(value, f.path("self_calibration")) {
+            if let mode = SelfCalibrationMode(rawValue: text) { site.positioning.selfCalibration = mode }
+            else { reader.error(f.path("self_calibration"), value.line, "expects off, learn or frozen, not '\(text)'") }
+        }
     }
 
     mutating func decodeStorage(_ node: ConfigNode, _ key: String) {

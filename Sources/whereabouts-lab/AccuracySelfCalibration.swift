@@ -1,0 +1,80 @@
+import Lab
+import Foundation
+import Options
+import Positioning
+import Wire
+import SiteModel
+
+/// The real walks as a user without a survey or a calibration runs them: the site's defaults,
+/// and self-calibration learning from traffic (`selfCalibratedRun`).
+struct SelfCalibrationRow {
+    var walk: String
+    /// Every locator with self-calibration off: the site file's defaults only.
+    var off: [(kind: LocatorKind, summary: ErrorSummary)]
+    /// The default learning as it first hears the walk (one pass, scored as it learns).
+    var online: ErrorSummary
+    /// The default after learning over the walk once, scored on a second pass (still learning).
+    var afterPass: ErrorSummary
+    /// The default after learning over the other walks, scored on this one (still learning).
+    var others: ErrorSummary
+    /// What the pass over this walk learned.
+    var learned: SelfCalibrationSnapshot
+
+    func off(_ kind: LocatorKind) -> ErrorSummary? { off.first { $0.kind == kind }?.summary }
+}
+
+func selfCalibrationRows(dir: String, step: Double, options: EngineOptions = EngineOptions()) throws -> [SelfCalibrationRow] {
+    let (receivers, walks) = try loadPhilotuxo(dir)
+    let base = Philotuxo.site(receivers: receivers)
+    var off = base
+    off.positioning.selfCalibration = .off
+    return walks.enumerated().map { i, walk in
+        let plain = LocatorKind.allCases.map { kind in (kind: kind, summary: replay(walk, site: off, locator: kind, step: step, options: options)) }
+        let online = selfCalibratedRun(walk, site: base, learnFrom: [], step: step, options: options)
+        let afterPass = selfCalibratedRun(walk, site: base, learnFrom: [walk], step: step, options: options)
+        let others = selfCalibratedRun(walk, site: base, learnFrom: walks.enumerated().filter { $0.offset != i }.map(\.element),
+                                       step: step, options: options)
+        return SelfCalibrationRow(walk: walk.name, off: plain, online: online.summary, afterPass: afterPass.summary,
+                                  others: others.summary, learned: afterPass.learned)
+    }
+}
+
+/// The "No survey, no calibration" section of docs/accuracy.md.
+func selfCalibrationMarkdown(_ rows: [SelfCalibrationRow]) -> String {
+    func cell(_ s: ErrorSummary?) -> String { s.map { String(format: "%.2f / %.2f", $0.median, $0.p90) } ?? "–" }
+    var out = "### No survey, no calibration: the site's defaults and self-calibration\n\n"
+    out += "Median / p90 (m). The site file's defaults (absorption 2.7, reference power −59 dBm, every `rx_adj` 0); "
+        + "`off`: self-calibration off; `online`: the default learning as it first hears the walk; "
+        + "`after a pass`: learned over the walk once, then scored on a second pass of it (**it has seen the walk it is scored on**: "
+        + "the learning uses no ground truth, but the same readings); `after the others`: learned over the other four walks "
+        + "in turn, then scored on this one (held out). Self-calibration's constants were not tuned on these walks.\n\n"
+    out += "| walk | default, off | nearest | nelder-mead | default, online | default, after a pass | default, after the others | exponent learned | offsets learned (dB) |\n"
+    out += "|---|---|---|---|---|---|---|---:|---|\n"
+    for row in rows {
+        let exponent = row.learned.floors.first.map { String(format: "%.2f", $0.exponent) } ?? "–"
+        let offsets = row.learned.nodes.sorted { abs($0.offset) > abs($1.offset) }.prefix(3)
+            .map { "`\($0.name)` \(String(format: "%+.1f", $0.offset))" }.joined(separator: ", ")
+        out += "| \(row.walk) | \(cell(row.off(.default))) | \(cell(row.off(.nearest))) | \(cell(row.off(.nelderMead))) | "
+            + "\(cell(row.online)) | \(cell(row.afterPass)) | \(cell(row.others)) | \(exponent) | \(offsets) |\n"
+    }
+    return out
+}
+
+let selfCalibrationCommand = Command(
+    name: "whereabouts-lab self-calibration",
+    abstract: "the real walks with the site's defaults, without and with self-calibration",
+    usage: ["whereabouts-lab self-calibration [--philotuxo DIR] [--step SECONDS]"],
+    options: [
+        .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/).", default: "Tests/Fixtures/philotuxo"),
+        .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
+    ],
+    discussion: "Prints the table `make accuracy` writes into docs/accuracy.md (No survey, no calibration).")
+
+func runSelfCalibration(_ arguments: [String]) -> Int32 {
+    runTool(selfCalibrationCommand, arguments: arguments) { args in
+        let step = try args.double("step", in: 0.05...10) ?? 0.5
+        let rows = try selfCalibrationRows(dir: args.string("philotuxo") ?? "Tests/Fixtures/philotuxo", step: step)
+        print(selfCalibrationMarkdown(rows), terminator: "")
+        return ExitCode.success
+    }
+}
