@@ -16,9 +16,13 @@ extension Engine {
         let floor = anchored ? devices[d].fixedFloor : fix.floor
         let position = anchored ? devices[d].fixedPoint : fix.position
         let options = selfCalibration.options
-        guard anchored || fix.fixes >= options.minimumNodes else { return }
+        guard anchored || (fix.fixes >= options.minimumNodes && (options.fixOffsetWeight > 0 || selfCalibration.fixesTeachExponent)) else { return }
+        if !anchored {
+            let dx = fix.position.x - devices[d].taughtAt.x, dy = fix.position.y - devices[d].taughtAt.y
+            guard !(dx * dx + dy * dy < options.teachingStep * options.teachingStep) else { return }
+        }
         let model = selfCalibration.model(floor: floor, base: self.model)
-        let scale = anchored ? options.anchorWeight : 1
+        let scale = anchored ? options.anchorWeight : options.fixOffsetWeight
         residuals.removeAll(keepingCapacity: true)
         var sw = 0.0, se = 0.0, sb = 0.0
         for o in observations where geometry.nodes[Int(o.node)].floors.contains(floor) {
@@ -26,19 +30,20 @@ extension Engine {
             let range = max(distance(position, o.position), PathLoss.minimumDistance)
             let e = max(min(o.rssi - model.rssi(distance: range, txRef: o.txRef, walls: walls), options.residualLimit), -options.residualLimit)
             let b = -10 * Elementary.log(range) / 2.302585092994046
-            let w = Double(min(o.samples, Observation.fullWeightSamples)) * scale
+            let w = Double(min(o.samples, Observation.fullWeightSamples))
             residuals.append(CalibrationResidual(node: o.node, e: e, basis: b, weight: w))
             sw += w; se += w * e; sb += w * b
         }
         guard residuals.count >= (anchored ? 2 : options.minimumNodes), sw > 0 else { return }
+        devices[d].taughtAt = fix.position.xy
         let mean = se / sw, basis = sb / sw
         var sxy = 0.0, sxx = 0.0
         for r in residuals {
-            selfCalibration.teach(node: Int(r.node), residual: r.e - mean, weight: r.weight)
+            if scale > 0 { selfCalibration.teach(node: Int(r.node), residual: r.e - mean, weight: r.weight * scale) }
             sxy += r.weight * (r.e - mean) * (r.basis - basis)
             sxx += r.weight * (r.basis - basis) * (r.basis - basis)
         }
-        selfCalibration.teachExponent(floor: floor, sxy: sxy, sxx: sxx)
+        if anchored || selfCalibration.fixesTeachExponent { selfCalibration.teachExponent(floor: floor, sxy: sxy, sxx: sxx) }
     }
 
     /// Teaches self-calibration from node `from`'s beacon heard by node `to` at `rssi` dBm

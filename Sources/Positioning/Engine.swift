@@ -95,6 +95,7 @@ public final class Engine {
         selfCalibration = SelfCalibration(mode: pipeline.selfCalibration ? site.positioning.selfCalibration : .off,
                                           nodes: site.nodes.count, floors: site.floors.count,
                                           absorption: site.positioning.absorption, options: options.selfCalibration)
+        selfCalibration.fixesTeachExponent = !site.positioning.absorptionStated
         if locator.searchesGrid {
             geometry.buildGrids(slope: model.slope, height: options.deviceHeight ?? EngineOptions.usualDeviceHeight)
         }

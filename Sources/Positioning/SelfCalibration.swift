@@ -29,6 +29,16 @@ public struct SelfCalibrationOptions: Sendable, Equatable {
     public var minimumNodes = 4
     /// An anchored device's reading weighs this many times a fix's: its position is known.
     public var anchorWeight = 4.0
+    /// Metres a device's fix must have moved since it last taught before it teaches again. A
+    /// still device's fix and the offsets explain each other: taught at every solve, the
+    /// offsets would learn the fix's error as the nodes' and hold the device where it was put.
+    /// Each place a device passes counts once; an anchored device (its place known) every solve.
+    public var teachingStep = 2.0
+    /// How much a fix's residuals teach node offsets (1: as much as an anchored reading less
+    /// `anchorWeight`). 0 by default: on every simulated site (tools/scenarios, committed seeds)
+    /// any weight made positions worse — the fix and the offsets explain each other — so
+    /// offsets are learned from anchored devices and node beacons, whose places are known.
+    public var fixOffsetWeight = 0.0
 
     public init() {}
 }
@@ -49,7 +59,8 @@ public struct SelfCalibration: Sendable {
     /// Per floor, by site index: the learned exponent and its evidence.
     public private(set) var exponents: [Double]
     public private(set) var exponentEvidence: [Double]
-    /// Readings (fix observations, anchored and beacon readings) that taught something.
+    /// Lessons taught: a node's reading moving its offset (anchored devices, node beacons, fixes
+    /// when `fixOffsetWeight` > 0), a solve moving its floor's exponent.
     public private(set) var updates = 0
     /// Per beaconing node (by site index): the running mean residual of its beacon (its own
     /// transmit offset), taken out before its readings teach the receivers.
@@ -59,6 +70,9 @@ public struct SelfCalibration: Sendable {
     private var rawSum = 0.0
     private var learnedNodes = 0
     let absorption: Double
+    /// Whether fixes teach the exponent: only when the site left `absorption` at its default
+    /// guess (`PositioningSettings.absorptionStated`); a stated one moves only by anchored readings.
+    public var fixesTeachExponent = true
 
     public init(mode: SelfCalibrationMode, nodes: Int, floors: Int, absorption: Double,
                 options: SelfCalibrationOptions = SelfCalibrationOptions()) {
@@ -114,6 +128,7 @@ public struct SelfCalibration: Sendable {
         let reach = (absorption - options.exponentReach)...(absorption + options.exponentReach)
         let n = min(max(exponents[f] + step, reach.lowerBound), reach.upperBound)
         exponents[f] = min(max(n, options.exponentRange.lowerBound), options.exponentRange.upperBound)
+        updates += 1
     }
 
     /// One beacon reading of node `from` by node `to`: `residual` its RSSI (offset applied)

@@ -131,7 +131,10 @@ struct SiteDecoder {
         guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat",
                                                                  "self_calibration"])
         else { return }
-        if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
+        if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) {
+            site.positioning.absorption = v
+            site.positioning.absorptionStated = true
+        }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
         if let v = reader.duration(f["away_after"], f.path("away_after")) { site.positioning.awayAfter = v }
         if let v = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20) { site.positioning.txRefDefault = v }

@@ -140,6 +140,10 @@ public struct PositioningSettings: Sendable, Equatable {
     /// `self_calibration`: whether the engine learns receiver offsets and the path-loss
     /// exponent from ordinary traffic (docs/operations.md, Self-calibration).
     public var selfCalibration: SelfCalibrationMode = .learn
+    /// Whether `absorption` was stated (in the site file, or by a calibration applied to it)
+    /// rather than left at the default guess: self-calibration learns a stated exponent only
+    /// from readings at known distances (anchored devices), never from fixes.
+    public var absorptionStated = false
     public init() {}
 }
 

@@ -4,7 +4,20 @@ public enum Schema {
     /// Every migration of the track store, oldest first.
     public static let migrator = Migrator([
         Migration(version: 1, name: "tracks, visits, node health, readings", sql: version1),
+        Migration(version: 2, name: "self-calibration", sql: selfCalibrationTable),
     ])
+
+    /// What self-calibration learned (`CalibrationStore`): one row per node offset, floor
+    /// exponent, device power and counter, replaced as a whole at each save.
+    static let selfCalibrationTable = """
+        CREATE TABLE self_calibration (
+            kind TEXT NOT NULL,        -- node, floor, device, counter
+            name TEXT NOT NULL,
+            value REAL NOT NULL,
+            evidence REAL NOT NULL,
+            saved REAL NOT NULL,
+            PRIMARY KEY (kind, name)) WITHOUT ROWID;
+        """
 
     static let version1 = """
         CREATE TABLE nodes (

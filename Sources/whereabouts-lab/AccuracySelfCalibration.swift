@@ -63,18 +63,50 @@ func selfCalibrationMarkdown(_ rows: [SelfCalibrationRow]) -> String {
 let selfCalibrationCommand = Command(
     name: "whereabouts-lab self-calibration",
     abstract: "the real walks with the site's defaults, without and with self-calibration",
-    usage: ["whereabouts-lab self-calibration [--philotuxo DIR] [--step SECONDS]"],
+    usage: ["whereabouts-lab self-calibration [--philotuxo DIR] [--scenarios DIR] [--sites DIR] [--step SECONDS] [tuning options]"],
     options: [
-        .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/).", default: "Tests/Fixtures/philotuxo"),
+        .value("philotuxo", "DIR", help: "The Position-Annotated BLE RSSI Dataset (cnf/, trk/); 'none' skips it.",
+               default: "Tests/Fixtures/philotuxo"),
+        .value("scenarios", "DIR", help: "Also score the default on each scenario's committed seed against the gate's thresholds; 'none' skips.",
+               default: "none"),
+        .value("sites", "DIR", help: "The sites the scenarios run on.", default: "tools/sites"),
         .value("step", "SECONDS", help: "Event time between position updates.", default: "0.5"),
+        .value("teaching-step", "M", help: "SelfCalibrationOptions.teachingStep (an experiment)."),
+        .value("node-prior", "W", help: "SelfCalibrationOptions.nodePrior (an experiment)."),
+        .value("node-memory", "W", help: "SelfCalibrationOptions.nodeMemory (an experiment)."),
+        .value("exponent-reach", "N", help: "SelfCalibrationOptions.exponentReach (an experiment; 0: the exponent is not learned)."),
     ],
     discussion: "Prints the table `make accuracy` writes into docs/accuracy.md (No survey, no calibration).")
 
 func runSelfCalibration(_ arguments: [String]) -> Int32 {
     runTool(selfCalibrationCommand, arguments: arguments) { args in
         let step = try args.double("step", in: 0.05...10) ?? 0.5
-        let rows = try selfCalibrationRows(dir: args.string("philotuxo") ?? "Tests/Fixtures/philotuxo", step: step)
-        print(selfCalibrationMarkdown(rows), terminator: "")
+        var options = EngineOptions()
+        if let v = try args.double("teaching-step", in: 0...100) { options.selfCalibration.teachingStep = v }
+        if let v = try args.double("node-prior", in: 0...1e9) { options.selfCalibration.nodePrior = v }
+        if let v = try args.double("node-memory", in: 1...1e9) { options.selfCalibration.nodeMemory = v }
+        if let v = try args.double("exponent-reach", in: 0...3) { options.selfCalibration.exponentReach = v }
+        let scenarios = args.string("scenarios") ?? "none"
+        if scenarios != "none" { try scoreScenarios(scenarios, sites: args.string("sites") ?? "tools/sites", step: step, options: options) }
+        let dir = args.string("philotuxo") ?? "Tests/Fixtures/philotuxo"
+        if dir != "none" { print(selfCalibrationMarkdown(try selfCalibrationRows(dir: dir, step: step, options: options)), terminator: "") }
         return ExitCode.success
+    }
+}
+
+/// The default on each scenario's committed seed with the sites as they are (self-calibration
+/// learning), each gate figure of it against `Tests/accuracy-thresholds.json`.
+private func scoreScenarios(_ scenarios: String, sites: String, step: Double, options: EngineOptions) throws {
+    let thresholds = try readFigures("Tests/accuracy-thresholds.json").filter { $0.key.contains("/default/") }
+    for file in try scenarioFiles(scenarios) {
+        let scored = try simulateScenario(file, scenarios: scenarios, sites: sites, step: step, seedOffset: 0, options: options)
+        var figures = AccuracyFigures()
+        figures.add(scenario: scored.6)
+        let s = scored.6.score(.default)
+        let mine = thresholds.filter { $0.key.hasPrefix("scenario/\(scored.0)/") }
+        let failures = AccuracyGate.failures(current: figures.values.filter { mine[$0.key] != nil }, thresholds: mine)
+        print(String(format: "%@: default %.2f / %.2f / %.2f m, room errors %.1f %%", scored.0, s.errors.median, s.errors.p90,
+                     s.errors.p95, 100 * s.roomErrorRate) + (failures.isEmpty ? ", within the gate" : ""))
+        for line in failures { print("  \(line)") }
     }
 }
