@@ -68,7 +68,6 @@ public struct Calibration: Sendable, Equatable {
     public func applied(to site: Site) -> Site {
         var site = site
         site.positioning.absorption = absorption
-        site.positioning.absorptionStated = true
         site.positioning.txRefDefault = txRef
         for i in site.nodes.indices { site.nodes[i].rxAdj = rxAdj[site.nodes[i].name] ?? 0 }
         return site

@@ -133,7 +133,6 @@ struct SiteDecoder {
         else { return }
         if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) {
             site.positioning.absorption = v
-            site.positioning.absorptionStated = true
         }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
         if let v = reader.duration(f["away_after"], f.path("away_after")) { site.positioning.awayAfter = v }

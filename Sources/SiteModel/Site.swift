@@ -120,8 +120,8 @@ public struct IRKConfig: Sendable, Equatable {
 }
 
 public struct PositioningSettings: Sendable, Equatable {
-    /// Path-loss exponent.
-    public var absorption: Double = 2.7
+    /// Path-loss exponent. Setting it (the site file's key, a calibration) makes it stated.
+    public var absorption: Double = 2.7 { didSet { absorptionStated = true } }
     /// RSSI at 1 m used when neither the device config nor the frame gives one.
     public var txRefDefault: Double = -59
     /// Smoothing window in seconds.
@@ -140,7 +140,7 @@ public struct PositioningSettings: Sendable, Equatable {
     /// `self_calibration`: whether the engine learns receiver offsets and the path-loss
     /// exponent from ordinary traffic (docs/operations.md, Self-calibration).
     public var selfCalibration: SelfCalibrationMode = .learn
-    /// Whether `absorption` was stated (in the site file, or by a calibration applied to it)
+    /// Whether `absorption` was stated (set: in the site file, by a calibration applied to it)
     /// rather than left at the default guess: self-calibration learns a stated exponent only
     /// from readings at known distances (anchored devices), never from fixes.
     public var absorptionStated = false

@@ -56,7 +56,7 @@ public struct SiteCalibration: Sendable, Equatable {
     /// `tx_ref`, so the engine uses it in place of the power its frames announce.
     public func applied(to site: Site) -> Site {
         var site = site
-        if let absorption { site.positioning.absorption = absorption; site.positioning.absorptionStated = true }
+        if let absorption { site.positioning.absorption = absorption }
         for i in site.nodes.indices {
             if let adj = rxAdj[site.nodes[i].name] { site.nodes[i].rxAdj = adj }
         }

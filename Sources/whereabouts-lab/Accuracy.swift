@@ -98,6 +98,9 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             }
             bars += "\n"
             body += accuracyMarkdown(rows, dir: dir)
+            let uncalibrated = try selfCalibrationRows(dir: dir, step: step, options: engineOptions)
+            bars += selfCalibrationBars(uncalibrated)
+            body += "\n" + selfCalibrationMarkdown(uncalibrated)
         }
         let markdown = bars + body
         print(markdown, terminator: "")
