@@ -34,7 +34,12 @@ func learnedCalibrationSurvivesAnAggregatorRestart() async throws {
 
     let second = try AggregatorProcess(broker: broker, db: db, directory: dir, name: "second", site: site)
     defer { second.kill9() }
-    let after = try #require(await selfCalibration(second.httpPort), "\(second.log)")
+    var answered = await selfCalibration(second.httpPort)
+    for _ in 0..<75 where answered == nil {   // until it serves
+        try await Task.sleep(for: .milliseconds(200))
+        answered = await selfCalibration(second.httpPort)
+    }
+    let after = try #require(answered, "\(second.log)")
     #expect(after.updates == before.updates && after.updates >= 100)
     #expect(after.nodes == before.nodes, "\(before.nodes) then \(after.nodes)")
     #expect(after.exponent == before.exponent)
