@@ -22,7 +22,7 @@ extension AggregatorCore {
     func refused(_ error: PayloadError, node: String) {
         reject(error.reason)
         let site = engine.index(ofNode: node) != nil ? node : nil
-        if error.reason == .clockAhead, let site, let ahead = ingest.nodes[site]?.refusedAhead {
+        if error.reason == .clockAhead, let site, let ahead = ingest.stream(node: site, partition: ingest.lastPartition)?.refusedAhead {
             clockGauge(site).set(ahead)
         }
         guard loggedRefusals.insert(RefusalKey(node: site, reason: error.reason)).inserted else { return }
@@ -35,7 +35,7 @@ extension AggregatorCore {
         let what = "refused a batch on node \(node)'s topic: \(error.reason.rawValue)"
         switch error.reason {
         case .clockAhead:
-            let ahead = ingest.nodes[node]?.refusedAhead ?? 0
+            let ahead = ingest.stream(node: node, partition: ingest.lastPartition)?.refusedAhead ?? 0
             return what + ": its time is \(seconds(ahead)) s after its arrival (the node's clock is ahead, or this server's "
                 + "behind); refused until its batches agree for \(seconds(Ingest.clockWindow)) s, then corrected"
         case .replayed:
@@ -54,7 +54,7 @@ extension AggregatorCore {
     /// call the core makes for every accepted batch.
     func observeClock(node: String) {
         if let notice = ingest.notice { log(noticeLine(notice, node: node)) }
-        guard let offset = ingest.nodes[node]?.clockOffset else { return }
+        guard let offset = ingest.stream(node: node, partition: ingest.lastPartition)?.clockOffset else { return }
         clockGauge(node).set(-offset)
     }
 

@@ -9,16 +9,18 @@ import Wire
 extension AggregatorCore {
     /// The subscriptions the service makes.
     var subscriptions: [String] {
-        [topics.allNodeReadings, topics.allNodeStatus, topics.allNodeTelemetry] + dialects.map { $0.subscription() }
+        readingsSubscriptions + [topics.allNodeStatus, topics.allNodeTelemetry] + dialects.map { $0.subscription() }
     }
 
     /// Where the aggregator reads its own retained occupancy back during the warm-up.
-    var retainedOccupancy: String { "\(topics.prefix)/zones/+/occupancy" }
+    /// A shard reads its own share back, under `<p>/shards/<I>`.
+    var retainedOccupancy: String { "\(occupancyPrefix)/zones/+/occupancy" }
+    var occupancyPrefix: String { shard.isWhole ? topics.prefix : topics.shard(shard.index).prefix }
 
     /// A retained occupancy read back from the broker: what subscribers hold for that zone
     /// (`OccupancyWarmUp`). `true` when `topic` is a zone's occupancy (an echo of our own once warm).
     func readBack(topic: String, payload: UnsafeRawBufferPointer) -> Bool {
-        guard let zone = Self.zone(ofOccupancy: topic, prefix: topics.prefix) else { return false }
+        guard let zone = Self.zone(ofOccupancy: topic, prefix: occupancyPrefix) else { return false }
         if warmUp.warming, let devices = Self.occupants(payload) { warmUp.believe(zone: zone, devices: devices) }
         return true
     }

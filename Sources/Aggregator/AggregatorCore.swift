@@ -16,6 +16,9 @@ final class AggregatorCore {
     let engine: Engine
     var ingest: Ingest
     let dialects: [Dialect]
+    /// This aggregator's share of the site's partitions (`--shard I/N`; the whole site by default).
+    let shard: Shard
+    let partitions: Partitioning
     let metrics: AggregatorMetrics
     var publisher: Publisher
     private(set) var occupancy: Occupancy
@@ -34,11 +37,11 @@ final class AggregatorCore {
     /// (`Topics.nodeReadings`) is kept: a node's name can be spelt in many `%XX` escapes, each
     /// naming the same node, and anyone publishing those could otherwise grow the cache
     /// without end. Other topics are parsed every time, so the cache is as big as the site.
-    private var readingsTopics: [String: String] = [:]
+    private var readingsTopics: [String: (node: String, partition: Int?)] = [:]
     /// Topics cached (tests: the cache stays as big as the site).
     var cachedReadingsTopics: Int { readingsTopics.count }
     /// The readings of the batch being handled (reused).
-    private var raw: [BatchReading] = []
+    var raw: [BatchReading] = []
     private var messages: [MQTTMessage] = []
     /// Latest state of every device, for `/api/devices`.
     private(set) var states: [String: DeviceUpdate] = [:]
@@ -51,10 +54,14 @@ final class AggregatorCore {
     /// Each site node's `whereabouts_node_clock_offset_seconds`, looked up once (a family's
     /// lookup allocates its labels).
     var clockGauges: [String: Gauge] = [:]
+    /// Broker outages and their backfill passes (`AggregatorCore+Backfill`).
+    var backfill: BackfillState
 
     init(site: Site, topics: Topics, locator: LocatorKind, dialects: [Dialect], clockMode: Ingest.ClockMode, metrics: AggregatorMetrics,
-         log: @escaping (String) -> Void = AggregatorCore.standardError) {
+         shard: Shard = .whole, log: @escaping (String) -> Void = AggregatorCore.standardError) {
         self.site = site
+        self.shard = shard
+        self.partitions = Partitioning(count: site.partitions) ?? .single
         self.log = log
         self.topics = topics
         // A held fix says nothing new (same place, room and zones as the state already
@@ -66,9 +73,13 @@ final class AggregatorCore {
         self.ingest = Ingest(topics: topics, knownNodes: site.nodes.map(\.name), clockMode: clockMode)
         self.dialects = dialects
         self.metrics = metrics
-        self.publisher = Publisher(site: site, topics: topics)
+        // A shard's occupancy is its share only, under `<p>/shards/<I>`; shard 0 publishes the
+        // site's sum (`SiteOccupancy`).
+        self.publisher = Publisher(site: site, topics: topics, occupancyTopics: shard.isWhole ? topics : topics.shard(shard.index))
         self.occupancy = Occupancy(zones: Publisher.zoneIds(of: site))
         self.warmUp = OccupancyWarmUp(rooms: Set(site.floors.flatMap { $0.rooms.map(\.id) }))
+        self.backfill = BackfillState(nodes: site.nodes.count, horizon: site.positioning.backfillHorizon,
+                                      registry: metrics.registry)
     }
 
     /// Handles one message; `arrival` is the wall time it arrived. `prepared` is a readings
@@ -81,18 +92,20 @@ final class AggregatorCore {
 
     private func route(topic: String, payload: UnsafeRawBufferPointer, prepared: PreparedBatch?, arrival: Double,
                        into effects: inout [Effect]) {
-        if let prepared, let node = readingsTopics[topic] {
-            return readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
+        if let prepared, let (node, partition) = readingsTopics[topic] {
+            return readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)
+        }
+        if let (node, partition) = topics.parseReadingsTopic(topic) {
+            if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node, partition: partition) { readingsTopics[topic] = (node, partition) }
+            if let prepared {
+                readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)
+            } else {
+                readings(node: node, topic: topic, payload: payload, arrival: arrival, into: &effects)
+            }
+            return
         }
         if let (node, leaf) = topics.parseNodeTopic(topic) {
             switch leaf {
-            case "readings":
-                if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node) { readingsTopics[topic] = node }
-                if let prepared {
-                    readings(node: node, prepared: prepared, arrival: arrival, into: &effects)
-                } else {
-                    readings(node: node, topic: topic, payload: payload, arrival: arrival, into: &effects)
-                }
             // A node the site does not name gets no status and no metric label: anyone on the
             // broker could otherwise add `whereabouts_node_up` series without end.
             case "status" where engine.index(ofNode: node) == nil, "telemetry" where engine.index(ofNode: node) == nil:
@@ -105,6 +118,8 @@ final class AggregatorCore {
         }
         for dialect in dialects {
             guard let (node, reading) = try? dialect.reading(topic: topic, payload: payload, arrival: arrival) else { continue }
+            // Every shard hears the dialects: each keeps its own devices' readings.
+            guard shard.isWhole || owns(reading.id) else { return metrics.shardSkipped.add() }
             accept(node: node, readings: CollectionOfOne(reading), arrival: arrival, into: &effects)
             return
         }
@@ -113,6 +128,7 @@ final class AggregatorCore {
 
     /// Moves event time with the wall clock (for away detection) and publishes what follows.
     func tick(wall: Double, into effects: inout [Effect]) {
+        backfillIfDue(wall: wall, into: &effects)
         guard let clock = eventClock else { return }
         advance(to: clock.event + max(0, wall - clock.wall), into: &effects)
         publishOccupancy(into: &effects)
@@ -123,6 +139,7 @@ final class AggregatorCore {
     /// empty room or an `away` published at a stop reads as everyone leaving, to be undone at
     /// the next start (docs/operations.md, Home Assistant).
     func shutdown(wall: Double, into effects: inout [Effect]) {
+        backfillBeforeShutdown(into: &effects)
         let t = eventClock.map { $0.event + max(0, wall - $0.wall) } ?? wall
         for e in engine.shutdown(at: t) { emit(e, into: &effects) }
         changedZones.removeAll(keepingCapacity: true)
@@ -130,11 +147,11 @@ final class AggregatorCore {
 
     /// A batch decoded on the network thread: its ids are in `prepared.ids`, not the payload.
     /// `node`: the node its topic names.
-    private func readings(node: String, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
+    private func readings(node: String, partition: Int?, prepared: PreparedBatch, arrival: Double, into effects: inout [Effect]) {
         var bad = prepared.badReadings
         raw.removeAll(keepingCapacity: true)
         raw.append(contentsOf: prepared.readings)
-        let result = ingest.accept(topicNode: node, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
+        let result = ingest.accept(topicNode: node, partition: partition, decoded: prepared.decoded, readings: &raw, arrival: arrival, badReadings: &bad)
         prepared.ids.withUnsafeBytes { ids in
             accepted(result, node: node, bad: bad, ids: ids, hashed: true, arrival: arrival, into: &effects)
         }
@@ -156,10 +173,9 @@ final class AggregatorCore {
         case .success(let batch):
             metrics.batches.add()
             accept(node: batch.node, ids: ids, hashed: hashed, arrival: arrival, into: &effects)
-            if let stream = ingest.nodes[batch.node] {
-                let counter = metrics.missedBatches(batch.node)
-                if stream.missedBatches > counter.current { counter.add(stream.missedBatches - counter.current) }
-            }
+            let missed = ingest.lastPartition == nil ? ingest.nodes[batch.node]?.missedBatches ?? 0 : ingest.missedBatches(of: batch.node)
+            let counter = metrics.missedBatches(batch.node)
+            if missed > counter.current { counter.add(missed - counter.current) }
             observeClock(node: batch.node)
         case .failure(let error):
             refused(error, node: node)
@@ -169,8 +185,11 @@ final class AggregatorCore {
     /// The readings of `raw` into the engine, ids straight from their bytes in `payload`.
     private func accept(node: String, ids payload: UnsafeRawBufferPointer, hashed: Bool, arrival: Double, into effects: inout [Effect]) {
         guard let n = engine.index(ofNode: node) else { return reject(RejectReason.unknownNode) }
+        if !shard.isWhole { keepOwnReadings(node: node, ids: payload) }
+        divertToBackfill(node: n, ids: payload, arrival: arrival)
         let (accepted, newest) = engine.ingest(nodeIndex: n, batch: raw, ids: payload, hashed: hashed) { reject($0) }
         finish(node: node, accepted: UInt64(accepted), newest: newest, arrival: arrival, into: &effects)
+        backfillIfDue(wall: arrival, into: &effects)
     }
 
     private func accept<C: Collection>(node: String, readings: C, arrival: Double, into effects: inout [Effect]) where C.Element == Reading {
@@ -210,7 +229,9 @@ final class AggregatorCore {
         publishOccupancy(into: &effects)
     }
 
-    private func advance(to t: Double, into effects: inout [Effect]) {
+    func advance(to t: Double, into effects: inout [Effect]) {
+        // While the broker is away or its backlog is gathered, event time stands (`AggregatorCore+Backfill`).
+        guard !backfill.holdsLive else { return }
         outputs.removeAll(keepingCapacity: true)
         engine.advance(to: t, maxSolves: Self.solvesPerStep, into: &outputs)
         countEngineWork()
@@ -236,8 +257,9 @@ final class AggregatorCore {
         if beacons != counted.beacons { metrics.beaconReadings.add(UInt64(beacons - counted.beacons)); counted.beacons = beacons }
     }
 
-    /// A device's update: kept for `/api/devices`, its room and state messages, its track point.
-    private func apply(update u: DeviceUpdate, into effects: inout [Effect]) {
+    /// A device's update: kept for `/api/devices`, its room and state messages, its track point
+    /// (`backfilled`: the last of a backfill pass, whose track point is stored already).
+    func apply(update u: DeviceUpdate, backfilled: Bool = false, into effects: inout [Effect]) {
         if states.updateValue(u, forKey: u.id) == nil { metrics.devicesTracked.set(Double(states.count)) }
         messages.removeAll(keepingCapacity: true)
         // The state deadband (`StatePolicy`) decides the state message only: the track,
@@ -255,7 +277,7 @@ final class AggregatorCore {
         // update that would replace it, and neither is ever dropped.
         let sheddable = outcome == .published && messages.count == 1 && u.room != nil
         for m in messages { effects.append(sheddable ? .state(m, device: u.id) : .publish(m)) }
-        if u.room != nil { effects.append(.track(u)) }
+        if u.room != nil, !backfilled { effects.append(.track(u)) }
         metrics.observe(u)
     }
 
@@ -274,7 +296,8 @@ final class AggregatorCore {
         metrics.devicesTracked.set(Double(states.count))
     }
 
-    private func emit(_ e: ZoneEvent, into effects: inout [Effect]) {
+    /// `late`: solved by a backfill pass, stored marked and published with `"late": true`.
+    func emit(_ e: ZoneEvent, late: Bool = false, into effects: inout [Effect]) {
         // A zone's occupancy lists every occupant, so it is made once per message or tick,
         // after all of that zone's events, not once per event (10,000 exits at a shutdown
         // made 10,000 payloads of up to 10,000 ids).
@@ -282,7 +305,7 @@ final class AggregatorCore {
         metrics.zoneEvents(e.zone, e.type.rawValue).add()
         metrics.zoneDevices(e.zone).set(Double(occupancy.count(of: e.zone)))
         if e.isRoom && e.type == .enter { metrics.roomChanges.add() }
-        effects.append(.event(e, [publisher.event(e)]))
+        effects.append(late ? .lateEvent(e, [publisher.event(e, late: true)]) : .event(e, [publisher.event(e)]))
     }
 
     /// Each zone whose occupants changed gets one occupancy message, published with the last
@@ -293,13 +316,14 @@ final class AggregatorCore {
         guard !changedZones.isEmpty else { return }
         let t = engine.watermark
         for (zone, index) in changedZones {
-            guard effects.indices.contains(index), case .event(let e, var messages) = effects[index] else { continue }
+            guard effects.indices.contains(index), let (e, found, late) = effects[index].zoneEvent else { continue }
+            var messages = found
             guard !warmUp.warming || warmUp.publishes(zone: zone, occupants: occupancy.ids(of: zone), roomOf: { states[$0]?.room }) else {
                 warmUp.hold(zone)
                 continue
             }
             messages.append(publisher.occupancy(zone: zone, count: occupancy.count(of: zone), devices: occupancy.body(of: zone), t: t))
-            effects[index] = .event(e, messages)
+            effects[index] = late ? .lateEvent(e, messages) : .event(e, messages)
             warmUp.didPublish(zone)
         }
         changedZones.removeAll(keepingCapacity: true)
@@ -308,7 +332,7 @@ final class AggregatorCore {
     func reject(_ reason: RejectReason) { metrics.rejected(reason).add() }
 
     /// Maps the engine's refusals to the metric's reasons.
-    private func reject(_ why: Rejection) {
+    func reject(_ why: Rejection) {
         switch why {
         case .late: reject(RejectReason.late)
         case .excluded: reject(RejectReason.excluded)

@@ -12,6 +12,8 @@ final class AggregatorMetrics: Sendable {
     private let readingsTotal: CounterFamily
     private let rejectedTotal: CounterFamily
     let batches: Counter
+    /// Readings a shard heard on a topic every shard hears and left to the shard that owns them.
+    let shardSkipped: Counter
     private let missedBatchesTotal: CounterFamily
     let nodesOnline: Gauge
     private let nodeUpFamily: GaugeFamily
@@ -50,6 +52,8 @@ final class AggregatorMetrics: Sendable {
         readingsTotal = registry.counter("whereabouts_readings_total", "Readings accepted, by node.", labels: ["node"])
         rejectedTotal = registry.counter("whereabouts_rejected_total", "Payloads or readings refused, by reason.", labels: ["reason"])
         batches = registry.counter("whereabouts_batches_total", "Reading batches accepted.").labels()
+        shardSkipped = registry.counter("whereabouts_shard_skipped_total",
+                                        "Readings on the plain readings topic or a dialect's left to the shard that owns their device.").labels()
         missedBatchesTotal = registry.counter("whereabouts_missed_batches_total", "Batches that never arrived (seq gaps), by node.", labels: ["node"])
         nodesOnline = registry.gauge("whereabouts_nodes_online", "Nodes whose status is online.").labels()
         nodeUpFamily = registry.gauge("whereabouts_node_up", "1 when the node's status is online.", labels: ["node"])

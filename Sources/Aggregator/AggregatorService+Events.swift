@@ -6,16 +6,17 @@ import Storage
 /// write is committed (a `kill -9` never loses a published event), or sooner when the
 /// database refuses writes, so a broken disk never stops positioning.
 extension AggregatorService {
-    func store(_ e: ZoneEvent, then messages: [MQTTMessage]) {
+    /// `backfilled`: an event of a backfill pass (the visit is marked).
+    func store(_ e: ZoneEvent, then messages: [MQTTMessage], backfilled: Bool = false) {
         let key = VisitKey(device: e.device, zone: e.zone)
         let outcome: WriteOutcome?
         switch e.type {
         case .enter:
             openVisits[key] = e.t
-            outcome = writer?.openVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: e.t))
+            outcome = writer?.openVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: e.t, backfilled: backfilled))
         case .exit:
             let enter = openVisits.removeValue(forKey: key) ?? (e.t - (e.dwell ?? 0))
-            outcome = writer?.closeVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: enter), at: e.t)
+            outcome = writer?.closeVisit(Visit(device: e.device, zone: e.zone, floor: e.floor, enter: enter, backfilled: backfilled), at: e.t)
         }
         hold(messages, until: outcome?.ticket)
     }
@@ -33,9 +34,10 @@ extension AggregatorService {
         pending.append((ticket, now(), messages))
     }
 
-    func record(_ u: DeviceUpdate) {
+    func record(_ u: DeviceUpdate, backfilled: Bool = false) {
         guard let writer else { return }
-        writer.record(TrackPoint(device: u.id, t: u.t, x: u.x, y: u.y, z: u.z, floor: u.floor, room: u.room, confidence: u.confidence))
+        writer.record(TrackPoint(device: u.id, t: u.t, x: u.x, y: u.y, z: u.z, floor: u.floor, room: u.room, confidence: u.confidence,
+                                 backfilled: backfilled))
     }
 
     /// Publishes held events whose ticket is committed (or all up to `ticket` when forced).

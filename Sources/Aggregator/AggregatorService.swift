@@ -50,6 +50,8 @@ public final class AggregatorService: @unchecked Sendable {
     private var cpuSampling = CPUSampling()
     private(set) var stopping = false
     private var catchUpScheduled = false
+    /// A shard's status, the site's status and (shard 0) the site's occupancy; nil for the whole site.
+    let sharding: Sharding?
     /// Home Assistant discovery (`Discovery`), made once, and its topics.
     private(set) lazy var discovery: [MQTTMessage] = {
         var d = Discovery(site: settings.site, topics: settings.topics, version: settings.version)
@@ -72,7 +74,8 @@ public final class AggregatorService: @unchecked Sendable {
         self.log = log
         metrics = AggregatorMetrics()
         core = AggregatorCore(site: settings.site, topics: settings.topics, locator: settings.locator,
-                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, log: log)
+                              dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, shard: settings.shard, log: log)
+        sharding = settings.shard.isWhole ? nil : Sharding(shard: settings.shard, zones: Publisher.zoneIds(of: settings.site))
         ProcessMetrics.register(in: metrics.registry)
         registerCalibrationMetrics()
         // Counted when scraped, on the work queue, from the states the core keeps.
@@ -121,6 +124,7 @@ public final class AggregatorService: @unchecked Sendable {
         // the discovery configs retained, to clear those of entities we no longer make.
         try client.subscribe(core.retainedOccupancy, qos: .atLeastOnce)
         if settings.homeAssistant { try client.subscribe(Self.retainedDiscovery, qos: .atLeastOnce) }
+        if let sharding { try startSharding(sharding, client: client) }
         try client.start()
         if let address = settings.http {
             http = try HTTPEndpoints(address: address, token: settings.httpToken, service: self)
@@ -153,6 +157,7 @@ public final class AggregatorService: @unchecked Sendable {
             writer?.close()
             releasePending(upTo: .max)
         }
+        if let sharding { stopSharding(sharding, timeout: settings.shutdownGrace) }
         if client != nil {
             waitForAcknowledgements(timeout: settings.shutdownGrace)
             client?.disconnect()
@@ -170,6 +175,7 @@ public final class AggregatorService: @unchecked Sendable {
             takeAcknowledgements()
             let arrival = now()
             let prepared = m.prepared as? PreparedBatch
+            if prepared == nil, let sharding, handleShardMessage(m, sharding) { return }
             // A readings batch is prepared; anything else may be our own occupancy read back.
             if prepared == nil, m.payload.withUnsafeBytes({ core.readBack(topic: m.topic, payload: $0) }) { return }
             if prepared == nil, m.topic.hasPrefix("homeassistant/") { return readBackDiscovery(m) }
@@ -188,8 +194,12 @@ public final class AggregatorService: @unchecked Sendable {
             connections += 1
             if connections > 1 { metrics.mqttReconnects.add() }
             log("connected to \(settings.mqtt.broker)")
-            publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
+            // A shard's site status follows every shard's (`AggregatorService+Shards`).
+            if let sharding { shardingConnected(sharding) } else {
+                publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("online".utf8), qos: .atLeastOnce, retain: true))
+            }
             core.warmUp.connected(at: now())
+            core.brokerBack(wall: now())
             // No occupancy here: the zones wait for the engine to place their devices again.
             var start = settings.homeAssistant ? discovery : []
             // After a reconnect the broker may have lost retained state: publish it again.
@@ -200,6 +210,9 @@ public final class AggregatorService: @unchecked Sendable {
             log("broker refused the connection: \(reason)")
         case .disconnected(let code, let reason):
             if code != 0 { log("no connection to \(settings.mqtt.broker): \(reason); retrying") }
+            effects.removeAll(keepingCapacity: true)
+            core.brokerLost(wall: now(), into: &effects)
+            perform()
         case .published:
             break   // not delivered: the client keeps acknowledgements for `takeAcknowledgements`
         }
@@ -231,6 +244,7 @@ public final class AggregatorService: @unchecked Sendable {
             if settings.homeAssistant { try? client?.unsubscribe(Self.retainedDiscovery) }
         }
         perform()
+        if let sharding { shardingTick(sharding) }
         scheduleCatchUp()
         saveCalibrationIfDue(wall: now())
         // Events whose commit is late (a failing disk) are published anyway.
@@ -255,6 +269,8 @@ public final class AggregatorService: @unchecked Sendable {
                 }
             case .event(let e, let messages): store(e, then: messages)
             case .track(let u): record(u)
+            case .backfilledTrack(let u): record(u, backfilled: true)
+            case .lateEvent(let e, let messages): store(e, then: messages, backfilled: true)
             case .nodeHealth(let node, let t, let telemetry, let online):
                 writer?.recordHealth(NodeHealth(node: node, t: t, adverts: telemetry?.adverts, dropped: telemetry?.dropped,
                                                 buffered: telemetry?.buffered, online: online))

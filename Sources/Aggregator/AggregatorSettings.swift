@@ -26,6 +26,9 @@ public struct AggregatorSettings: Sendable {
     public var homeAssistant = true
     /// The version shown in Home Assistant's device and origin blocks.
     public var version = ""
+    /// This aggregator's share of the site's partitions (`--shard I/N`); Home Assistant
+    /// discovery and the site's occupancy sums come from shard 0 alone.
+    public var shard = Shard.whole
     /// Seconds a clean shutdown may spend flushing events and the database.
     public var shutdownGrace = 5.0
 

@@ -13,6 +13,10 @@ enum Effect {
     case event(ZoneEvent, [MQTTMessage])
     /// A position to keep in the track.
     case track(DeviceUpdate)
+    /// A position solved by a backfill pass over a broker outage: kept marked backfilled.
+    case backfilledTrack(DeviceUpdate)
+    /// A zone event of a backfill pass: stored marked backfilled, then its messages (`"late": true`).
+    case lateEvent(ZoneEvent, [MQTTMessage])
     /// A node's telemetry or status, for node health.
     case nodeHealth(node: String, t: Double, telemetry: NodeTelemetry?, online: Bool)
     /// A device the engine forgot: the track writer drops what it keeps for it.
@@ -22,4 +26,15 @@ enum Effect {
 /// A node's counters from `<p>/nodes/<node>/telemetry` (docs/protocol.md#mqtt-topics-and-payloads).
 struct NodeTelemetry: Equatable {
     var adverts: Int64?, published: Int64?, dropped: Int64?, buffered: Int64?
+}
+
+extension Effect {
+    /// A zone event, live or late, with its messages.
+    var zoneEvent: (ZoneEvent, [MQTTMessage], late: Bool)? {
+        switch self {
+        case .event(let e, let messages): (e, messages, false)
+        case .lateEvent(let e, let messages): (e, messages, true)
+        default: nil
+        }
+    }
 }

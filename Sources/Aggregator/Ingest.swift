@@ -90,7 +90,11 @@ public struct Ingest: Sendable {
 
         mutating func add(_ sample: Double, at arrival: Double, window: Double) -> Double {
             if arrival - since >= window {
-                previous = arrival - since >= 2 * window ? .infinity : current
+                // After a silence too (an outage of the broker): the first batches then are
+                // the oldest of the edge's backlog, whose transit is the outage; without the
+                // last estimate they would read as a clock that far behind and be moved to
+                // their arrival. A clock that really changed is followed a window later.
+                previous = current.isFinite ? current : previous
                 current = .infinity
                 since = arrival
             }
@@ -136,7 +140,13 @@ public struct Ingest: Sendable {
     /// Offsets smaller than this are transit, not a wrong clock, and are left alone.
     public let clockTolerance: Double
     private let knownNodes: Set<String>
+    /// Each node's plain stream (`<p>/nodes/<node>/readings`).
     public private(set) var nodes: [String: NodeStream] = [:]
+    /// Each node's partition streams (`…/readings/<k>`, docs/protocol.md, Partitions and
+    /// shards), by node then partition: each has its own `seq`, so each is a stream of its own.
+    public private(set) var partitions: [String: [Int: NodeStream]] = [:]
+    /// The partition of the last batch admitted or refused (nil: the plain topic), for the log line.
+    public private(set) var lastPartition: Int?
     /// The last batch refused for its node, clock or seq (not for its bytes): for the log line.
     public private(set) var refused: BatchHeader?
     /// Set by the accepted batch that made it so, nil after any other: for the log line.
@@ -179,7 +189,7 @@ public struct Ingest: Sendable {
         let decoded = Result { () throws(PayloadError) -> BatchHeader in
             try Batch.decodeRaw(payload, into: &readings, badReadings: &badReadings)
         }
-        return accept(topicNode: topicNode, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
+        return accept(topicNode: topicNode, partition: lastPartition, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
     }
 
     /// As above for a batch decoded already (`Batch.decodeRaw`, on another thread): `readings`
@@ -190,13 +200,14 @@ public struct Ingest: Sendable {
             readings.removeAll(keepingCapacity: true)
             return .failure(PayloadError(.malformed, "not a readings topic: \(topic)"))
         }
-        return accept(topicNode: topicNode, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
+        return accept(topicNode: topicNode, partition: lastPartition, decoded: decoded, readings: &readings, arrival: arrival, badReadings: &badReadings)
     }
 
-    /// As above for a batch from `<p>/nodes/<topicNode>/readings`, a topic the caller parsed
-    /// already, so that it is not parsed twice.
-    public mutating func accept(topicNode: String, decoded: Result<BatchHeader, PayloadError>, readings: inout [BatchReading],
+    /// As above for a batch from `<p>/nodes/<topicNode>/readings` (or its partition `partition`'s
+    /// topic), a topic the caller parsed already, so that it is not parsed twice.
+    public mutating func accept(topicNode: String, partition: Int? = nil, decoded: Result<BatchHeader, PayloadError>, readings: inout [BatchReading],
                                 arrival: Double, badReadings: inout Int) -> Result<BatchHeader, PayloadError> {
+        lastPartition = partition
         var header: BatchHeader
         switch decoded {
         case .success(let h): header = h
@@ -217,9 +228,18 @@ public struct Ingest: Sendable {
         return .success(header)
     }
 
-    private func readingsNode(_ topic: String) -> String? {
-        guard let (node, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else { return nil }
+    /// The node of a readings topic, plain or a partition's (then `lastPartition`).
+    private mutating func readingsNode(_ topic: String) -> String? {
+        lastPartition = nil
+        guard let (node, partition) = topics.parseReadingsTopic(topic) else { return nil }
+        lastPartition = partition
         return node
+    }
+
+    /// Runs `body` on the stream the last batch came in (`lastPartition`), made if new, in place.
+    private mutating func withStream<R>(_ node: String, _ body: (inout NodeStream) -> R) -> R {
+        if let k = lastPartition { return body(&partitions[node, default: [:]][k, default: NodeStream()]) }
+        return body(&nodes[node, default: NodeStream()])
     }
 
     /// Why a decoded batch is refused (node, clock, replay), or nil. The reasons carry fixed
@@ -230,10 +250,10 @@ public struct Ingest: Sendable {
         guard batch.node == topicNode else { return PayloadError(.nodeMismatch, "the topic names another node than the payload") }
         guard knownNodes.contains(batch.node) else { return PayloadError(.unknownNode, "a node the site file does not name") }
         // A replay first: a copy of a batch accepted already must not end or restart a run ahead.
-        if let stream = nodes[batch.node], stream.recent.contains(seq: batch.seq, t: batch.t) {
+        if let stream = stream(node: batch.node, partition: lastPartition), stream.recent.contains(seq: batch.seq, t: batch.t) {
             return PayloadError(.replayed, "a batch accepted already (the same seq and t)")
         }
-        if clockMode == .node, !nodes[batch.node, default: NodeStream()].admitsTime(arrival - batch.t, at: arrival) {
+        if clockMode == .node, !withStream(batch.node, { $0.admitsTime(arrival - batch.t, at: arrival) }) {
             return PayloadError(.clockAhead, "a batch stamped more than 60 s after its arrival")
         }
         return nil
@@ -247,8 +267,10 @@ public struct Ingest: Sendable {
     private mutating func record(_ batch: inout BatchHeader, readings: Int, arrival: Double) -> Double {
         // In place: a copy of the stream would copy its ring of recent batches.
         var notice: StreamNotice?
-        let shift = nodes[batch.node, default: NodeStream()]
-            .record(batch, readings: readings, arrival: arrival, mode: clockMode, tolerance: clockTolerance, notice: &notice)
+        let (mode, tolerance) = (clockMode, clockTolerance)
+        let shift = withStream(batch.node) {
+            $0.record(batch, readings: readings, arrival: arrival, mode: mode, tolerance: tolerance, notice: &notice)
+        }
         self.notice = notice
         batch.t += shift
         return shift

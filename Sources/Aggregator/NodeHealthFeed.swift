@@ -80,7 +80,7 @@ final class NodeHealthFeed: @unchecked Sendable {
     /// Every site node's sample from the core (on the work queue).
     static func samples(_ core: AggregatorCore) -> [Sample] {
         core.site.nodes.map { node in
-            let stream = core.ingest.nodes[node.name]
+            let stream = core.ingest.summary(of: node.name)
             return Sample(name: node.name, floors: node.floors, online: core.nodesOnline.contains(node.name),
                           lastArrival: stream?.lastArrival ?? 0, readings: stream?.readings ?? 0, batches: stream?.batches ?? 0,
                           missed: stream?.missedBatches ?? 0, restarts: stream?.restarts ?? 0, clockOffset: stream?.clockOffset)

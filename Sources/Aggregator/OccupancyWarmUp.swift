@@ -44,9 +44,12 @@ struct OccupancyWarmUp {
     /// The first connection (later ones keep the first time).
     mutating func connected(at wall: Double) { if started == nil { started = wall } }
 
-    /// A retained occupancy read back (ignored once warm: it is then an echo of our own).
+    /// A retained occupancy read back. Ignored once warm, and for a zone published since the start:
+    /// the broker sends the retained message on subscription, before it handles anything we publish
+    /// after, so a later one is an echo of our own and taking it would make occupants we only
+    /// gained look held by subscribers (held until `away_after`).
     mutating func believe(zone: String, devices: Set<String>) {
-        guard warming else { return }
+        guard warming, !published.contains(zone) else { return }
         believed[zone] = devices
         guard rooms.contains(zone) else { return }
         believedRoom = believedRoom.filter { $0.value != zone }

@@ -23,14 +23,15 @@ struct PreparedBatch: PreparedMessage {
     /// `CPUSampling` measures, else nil.
     var cpuSeconds: Double?
 
-    /// Decodes `payload` when `topic` is a node's readings topic; nil for any other message.
+    /// Decodes `payload` when `topic` is a node's readings topic (plain or a partition's); nil
+    /// for any other message.
     /// `scratch` is the caller's buffer, reused (the network thread is one thread); the
     /// readings kept are copied out at their exact size, since they wait in the queue: edges'
     /// batches every 250 ms carry a few readings each, and a buffer sized for
     /// 200 made the waiting readings five times the size of their payloads (16 MB of the
     /// memory run's peak, heaptrack).
     static func prepare(topic: String, payload raw: UnsafeRawBufferPointer, topics: Topics, scratch: PrepareScratch) -> PreparedBatch? {
-        guard let (_, leaf) = topics.parseNodeTopic(topic), leaf == "readings" else { return nil }
+        guard topics.parseReadingsTopic(topic) != nil else { return nil }
         let sampled = scratch.cpuSampling.take()
         let start = now(), cpu = sampled ? threadCPUTime() : 0
         var bad = 0

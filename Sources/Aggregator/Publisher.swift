@@ -19,6 +19,7 @@ struct Publisher {
     private var records: [DeviceTopics] = []
     /// Each recorded device's index in `records`, for what names a device by id (forget, invalidate).
     private var indices: [String: Int] = [:]
+    private let occupancyTopics: Topics
     private let zoneNames: [String: String]
     private let zoneFloors: [String: String]
     /// Every room's and zone's events and occupancy topics, built once.
@@ -26,8 +27,10 @@ struct Publisher {
     /// The site's GPS anchor as factors, when it reports positions as coordinates.
     private let gps: GPSProjection?
 
-    init(site: Site, topics: Topics) {
+    /// `occupancyTopics`: where zone occupancy goes (a shard's own share under `<p>/shards/<I>`).
+    init(site: Site, topics: Topics, occupancyTopics: Topics? = nil) {
         self.topics = topics
+        self.occupancyTopics = occupancyTopics ?? topics
         self.policy = StatePolicy(site.positioning)
         var names: [String: String] = [:], floors: [String: String] = [:]
         for floor in site.floors {
@@ -37,7 +40,7 @@ struct Publisher {
         zoneNames = names
         zoneFloors = floors
         var cache: [String: (events: String, occupancy: String)] = [:]
-        for zone in Self.zoneIds(of: site) { cache[zone] = (topics.zoneEvents(zone), topics.zoneOccupancy(zone)) }
+        for zone in Self.zoneIds(of: site) { cache[zone] = (topics.zoneEvents(zone), self.occupancyTopics.zoneOccupancy(zone)) }
         zoneTopicCache = cache
         gps = site.gps.map(GPSProjection.init)
     }
@@ -195,7 +198,8 @@ struct Publisher {
     var deviceCount: Int { indices.count }
 
     /// `zones/<zone>/events`.
-    mutating func event(_ e: ZoneEvent) -> MQTTMessage {
+    /// `late`: solved by a backfill pass after a broker outage (docs/protocol.md, zone events).
+    mutating func event(_ e: ZoneEvent, late: Bool = false) -> MQTTMessage {
         writer.reset()
         writer.objectStart()
         writer.field("type", e.type.rawValue)
@@ -205,6 +209,7 @@ struct Publisher {
         writer.key("t"); writer.time(e.t)
         writer.field("confidence", e.confidence, decimals: 2)
         if let dwell = e.dwell { writer.field("dwell", dwell, decimals: 1) }
+        if late { writer.key("late"); writer.value(true) }
         writer.objectEnd()
         return MQTTMessage(topic: zoneTopics(e.zone).events, payload: writer.bytes, qos: .atLeastOnce, retain: false)
     }
@@ -224,7 +229,7 @@ struct Publisher {
     /// A zone's events and occupancy topics: the site's made once, any other zone (a visit a
     /// crash left open in a zone the site no longer names) each time.
     private func zoneTopics(_ zone: String) -> (events: String, occupancy: String) {
-        zoneTopicCache[zone] ?? (topics.zoneEvents(zone), topics.zoneOccupancy(zone))
+        zoneTopicCache[zone] ?? (topics.zoneEvents(zone), occupancyTopics.zoneOccupancy(zone))
     }
 }
 

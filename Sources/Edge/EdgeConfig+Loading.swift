@@ -60,6 +60,7 @@ extension EdgeConfig {
         config.batchInterval = try r.duration("batch_interval", in: 0.01...60) ?? config.batchInterval
         config.batchMax = try r.int("batch_max", in: 1...10_000) ?? config.batchMax
         config.bufferMax = try r.int("buffer_max", in: 1...100_000_000) ?? config.bufferMax
+        if let p = try r.int("partitions", in: 1...Partitioning.maxCount) { config.partitions = Partitioning(count: p) ?? .single }
         config.telemetryInterval = try r.duration("telemetry_interval", in: 0.1...86_400) ?? config.telemetryInterval
         config.flushTimeout = try r.duration("flush_timeout", in: 0...3600) ?? config.flushTimeout
         config.filter = ReadingFilter.Rules(include: r.list("include").map(Glob.init),

@@ -1,5 +1,6 @@
 public import MQTT
 public import Options
+public import Wire
 
 /// Everything the edge service needs, from the config file and flags (flags win).
 public struct EdgeConfig: Sendable {
@@ -14,6 +15,9 @@ public struct EdgeConfig: Sendable {
     public var batchInterval = 0.25
     /// Readings that close a batch early.
     public var batchMax = 200
+    /// Readings streams: with P > 1 each device's readings go to its partition's topic
+    /// (docs/protocol.md, Partitions and shards); the site's `partitions` must be the same.
+    public var partitions = Partitioning.single
     /// Readings kept while the broker is away; beyond it the oldest are dropped and counted.
     public var bufferMax = 100_000
     public var filter = ReadingFilter.Rules()
@@ -122,6 +126,8 @@ public struct EdgeSetting: Sendable {
         EdgeSetting("batch_interval", "DURATION", "Publish a batch this often (250ms, 1s).", default: durationText(EdgeConfig.defaults.batchInterval)),
         EdgeSetting("batch_max", "N", "Publish early when this many readings wait.", default: String(EdgeConfig.defaults.batchMax)),
         EdgeSetting("buffer_max", "N", "Readings kept while the broker is away.", default: String(EdgeConfig.defaults.bufferMax)),
+        EdgeSetting("partitions", "P", "Publish each device's readings on readings/<k>, k = FNV-1a(id) mod P (the site's partitions); 1: the plain readings topic.",
+                    default: String(EdgeConfig.defaults.partitions.count)),
         EdgeSetting("include", "GLOB", "Publish only devices whose id matches (repeatable).", repeatable: true),
         EdgeSetting("exclude", "GLOB", "Never publish devices whose id matches (repeatable).", repeatable: true),
         EdgeSetting("min_rssi", "DBM", "Drop readings weaker than this."),

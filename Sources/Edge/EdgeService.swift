@@ -66,6 +66,7 @@ public final class EdgeService {
         let publisher = self.publisher
         let printReports = config.printReports
         let irks = config.irks
+        let partitions = config.partitions
         let thread = Thread {
             let resolver: IRKResolver
             do { resolver = try IRKResolver(keys: irks) } catch {
@@ -75,7 +76,7 @@ public final class EdgeService {
                 return
             }
             let pipeline = Pipeline(rules: rules, counters: counters, printer: printReports ? ReportPrinter() : nil,
-                                    resolver: resolver, deliver: publisher.append)
+                                    resolver: resolver, partitions: partitions, deliver: publisher.append)
             let sink = PacketSink(deliver: { pipeline.handle(h4: $0, at: $1) },
                                   reject: { counters.malformed.add(1, ordering: .relaxed) })
             do { try source.run(sink) } catch { failure.message.withLock { $0 = "\(error)" } }

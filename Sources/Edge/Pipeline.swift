@@ -10,6 +10,8 @@ final class Pipeline {
         let id: String
         let kind: ReadingKind
         let allowed: Bool
+        /// Its readings' partition (docs/protocol.md, Partitions and shards), hashed once.
+        let partition: Int
         var lastAccepted: Double?
     }
 
@@ -20,21 +22,26 @@ final class Pipeline {
     private let rules: ReadingFilter.Rules
     private let counters: EdgeCounters
     private let printer: ReportPrinter?
-    private let deliver: (Reading) -> Void
+    private let partitions: Partitioning
+    private let deliver: (Reading, Int) -> Void
     private var devices: [DeviceIdentity: Device] = [:]
     private var macs: [BluetoothAddress: String] = [:]
     /// Phones, one per configured key (in the resolver's order).
     private let resolver: IRKResolver?
     private var phones: [Device]
 
+    /// `deliver` takes each reading with its partition of `partitions`.
     init(rules: ReadingFilter.Rules, counters: EdgeCounters, printer: ReportPrinter?, resolver: IRKResolver? = nil,
-         deliver: @escaping (Reading) -> Void) {
+         partitions: Partitioning = .single, deliver: @escaping (Reading, Int) -> Void) {
         self.rules = rules
+        self.partitions = partitions
         self.counters = counters
         self.printer = printer
         self.deliver = deliver
         self.resolver = resolver.flatMap { $0.isEmpty ? nil : $0 }
-        phones = (resolver?.ids ?? []).map { Device(id: $0, kind: .irk, allowed: rules.allows(id: $0), lastAccepted: nil) }
+        phones = (resolver?.ids ?? []).map {
+            Device(id: $0, kind: .irk, allowed: rules.allows(id: $0), partition: partitions.partition(of: $0), lastAccepted: nil)
+        }
     }
 
     /// Handles one H4 packet heard at Unix time `t`; a malformed packet is counted and its
@@ -70,7 +77,7 @@ final class Pipeline {
         guard device.allowed, rules.accepts(rssi: Int(rssi), at: t, lastAccepted: device.lastAccepted) else { return }
         device.lastAccepted = t
         deliver(Reading(id: device.id, mac: mac(report.header.address), rssi: Int(rssi),
-                        tx: report.summary.measuredPower.map(Int.init), t: t, kind: device.kind))
+                        tx: report.summary.measuredPower.map(Int.init), t: t, kind: device.kind), device.partition)
     }
 
     private func device(_ identity: DeviceIdentity) -> Dictionary<DeviceIdentity, Device>.Index? {
@@ -78,7 +85,7 @@ final class Pipeline {
         if devices.count >= Self.cacheLimit { devices.removeAll(keepingCapacity: true) }
         let id = identity.id
         guard let kind = ReadingKind(rawValue: identity.kind) else { return nil }
-        devices[identity] = Device(id: id, kind: kind, allowed: rules.allows(id: id), lastAccepted: nil)
+        devices[identity] = Device(id: id, kind: kind, allowed: rules.allows(id: id), partition: partitions.partition(of: id), lastAccepted: nil)
         return devices.index(forKey: identity)
     }
 

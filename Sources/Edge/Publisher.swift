@@ -16,17 +16,26 @@ import Glibc
 /// same `seq`, so a duplicate is always recognisable. At QoS 0 batches that were not
 /// confirmed when the connection dropped are counted as dropped.
 ///
-/// All state but the incoming queue is confined to `queue`, where MQTT events also arrive.
+/// With `partitions` P > 1 each partition is a stream of its own (docs/protocol.md, Partitions
+/// and shards): its queue (a P-th of `buffer_max`), its topic, made once, and its `seq`. The
+/// pipeline gives each reading its partition, computed once per device.
+///
+/// All state but the incoming queues is confined to `queue`, where MQTT events also arrive.
 final class Publisher: @unchecked Sendable {
     struct Incoming {
-        var readings: ReadingQueue
+        /// One queue per partition.
+        var readings: [ReadingQueue]
         var drainScheduled = false
+
+        var waiting: Int { readings.reduce(0) { $0 + $1.count } }
+        var dropped: UInt64 { readings.reduce(0) { $0 + $1.dropped } }
     }
 
     let queue = DispatchQueue(label: "whereabouts.edge.publisher")
     private let config: EdgeConfig
     private let telemetry: Telemetry
-    private let readingsTopic: String
+    /// Each partition's readings topic (the plain one when there is one partition).
+    private let readingsTopics: [String]
     private let statusTopic: String
     private let incoming: Mutex<Incoming>
     private var client: MQTTClient!
@@ -35,7 +44,10 @@ final class Publisher: @unchecked Sendable {
     private var connected = false
     /// Whether any connection succeeded yet: the next one is a reconnect.
     private var everConnected = false
-    private var seq: UInt64 = 0
+    /// Each partition's last `seq`.
+    private var seq: [UInt64]
+    /// The partition the next drain looks at first, so that no partition waits behind others.
+    private var nextPartition = 0
     private var inflight: [Int32: Int] = [:]
     private var counts = Telemetry.Counts()
     private var batch: [Reading] = []
@@ -56,9 +68,12 @@ final class Publisher: @unchecked Sendable {
         self.config = config
         self.telemetry = telemetry
         let topics = Topics(prefix: config.prefix)
-        readingsTopic = topics.nodeReadings(config.node)
+        let p = config.partitions.count
+        readingsTopics = p == 1 ? [topics.nodeReadings(config.node)] : (0..<p).map { topics.nodeReadings(config.node, partition: $0) }
+        seq = Array(repeating: 0, count: p)
         statusTopic = topics.nodeStatus(config.node)
-        incoming = Mutex(Incoming(readings: ReadingQueue(capacity: config.bufferMax)))
+        let capacity = (config.bufferMax + p - 1) / p
+        incoming = Mutex(Incoming(readings: (0..<p).map { _ in ReadingQueue(capacity: capacity) }))
         batch.reserveCapacity(config.batchMax)
         batchLimit = BatchLimit(batchMax: config.batchMax)
         var options = config.mqtt
@@ -75,13 +90,13 @@ final class Publisher: @unchecked Sendable {
         }
     }
 
-    /// Queues a reading; called on the source's thread. Wakes the publisher when a full
-    /// batch is waiting.
-    func append(_ reading: Reading) {
+    /// Queues a reading of partition `partition`; called on the source's thread. Wakes the
+    /// publisher when a full batch is waiting.
+    func append(_ reading: Reading, partition: Int) {
         let batchMax = config.batchMax
         let wake = incoming.withLock { s in
-            s.readings.append(reading)
-            guard s.readings.count >= batchMax, !s.drainScheduled else { return false }
+            s.readings[partition].append(reading)
+            guard s.readings[partition].count >= batchMax, !s.drainScheduled else { return false }
             s.drainScheduled = true
             return true
         }
@@ -131,27 +146,34 @@ final class Publisher: @unchecked Sendable {
     private func drain(partial: Bool) {
         let batchMax = config.batchMax
         incoming.withLock { $0.drainScheduled = false }
+        let partitions = seq.count
         while connected && inflight.count < config.window {
             batch.removeAll(keepingCapacity: true)
-            let limit = batchLimit.value
-            incoming.withLock { s in
-                guard s.readings.count >= batchMax || (partial && !s.readings.isEmpty) else { return }
-                s.readings.take(max: limit, into: &batch)
+            let limit = batchLimit.value, start = nextPartition
+            let taken: Int? = incoming.withLock { s in
+                for offset in 0..<partitions {
+                    let p = (start + offset) % partitions
+                    guard s.readings[p].count >= batchMax || (partial && !s.readings[p].isEmpty) else { continue }
+                    s.readings[p].take(max: limit, into: &batch)
+                    return p
+                }
+                return nil
             }
-            guard !batch.isEmpty else { break }
-            let outcome = send()
+            guard let p = taken else { break }
+            nextPartition = (p + 1) % partitions
+            let outcome = send(partition: p)
             if outcome == .sent { batchLimit.sent(); continue }
-            if outcome == .tooLarge { shrink(); continue }
-            incoming.withLock { $0.readings.restore(batch) }
+            if outcome == .tooLarge { shrink(partition: p); continue }
+            incoming.withLock { $0.readings[p].restore(batch) }
             break
         }
-        if let flushed, inflight.isEmpty, incoming.withLock({ $0.readings.isEmpty }) { flushed() }
+        if let flushed, inflight.isEmpty, incoming.withLock({ $0.waiting == 0 }) { flushed() }
     }
 
     /// `batch` was refused as larger than the broker takes: the same batch would be refused
     /// again, forever, so it goes back to wait for smaller ones; a single reading too large
     /// on its own is dropped and counted.
-    private func shrink() {
+    private func shrink(partition p: Int) {
         switch batchLimit.refused(count: batch.count) {
         case .drop:
             if !oversizeReported {
@@ -164,19 +186,19 @@ final class Publisher: @unchecked Sendable {
                 limitReported = true
                 printError("whereabouts-edge: the broker takes no batch of \(batch.count) readings (its maximum packet size); sending smaller ones")
             }
-            incoming.withLock { $0.readings.restore(batch) }
+            incoming.withLock { $0.readings[p].restore(batch) }
         }
     }
 
     private enum Sent { case sent, tooLarge, failed }
 
-    /// Encodes `batch` with the next `seq` and hands it to libmosquitto.
-    private func send() -> Sent {
+    /// Encodes `batch` with partition `p`'s next `seq` and hands it to libmosquitto.
+    private func send(partition p: Int) -> Sent {
         writer.reset()
-        Batch(node: config.node, seq: seq + 1, t: unixTime(), readings: batch).encode(into: &writer)
+        Batch(node: config.node, seq: seq[p] + 1, t: unixTime(), readings: batch).encode(into: &writer)
         do {
-            let mid = try client.publish(readingsTopic, writer.bytes, qos: config.qos)
-            seq += 1
+            let mid = try client.publish(readingsTopics[p], writer.bytes, qos: config.qos)
+            seq[p] += 1
             inflight[mid] = batch.count
             counts.inflight += batch.count
             return .sent
@@ -196,7 +218,7 @@ final class Publisher: @unchecked Sendable {
 
     private func publishTelemetry() {
         guard connected else { return }
-        let (waiting, dropped) = incoming.withLock { ($0.readings.count, $0.readings.dropped) }
+        let (waiting, dropped) = incoming.withLock { ($0.waiting, $0.dropped) }
         var c = counts
         c.waiting = waiting
         c.dropped = dropped + c.lost
@@ -240,7 +262,7 @@ extension Publisher {
             if connected, let mid = try? client.publish(statusTopic, Array("offline".utf8), qos: .atLeastOnce, retain: true) {
                 offline = (mid, { offlineSignal.signal() })
             }
-            return counts.inflight + incoming.withLock { $0.readings.count }
+            return counts.inflight + incoming.withLock { $0.waiting }
         }
         // Without a connection no `offline` was sent: nothing to wait for (it waited 5 s).
         let sent = queue.sync { offline != nil }

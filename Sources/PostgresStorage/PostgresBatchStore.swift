@@ -105,20 +105,21 @@ struct BatchScript {
             saw(p.device, at: p.t)
             days.insert(Partitions.day(of: p.t))
             points.append("(\(literal(p.device)), \(literal(p.t)), \(literal(p.x)), \(literal(p.y)), \(literal(p.z)), "
-                          + "\(literal(p.floor)), \(literal(p.room)), \(literal(p.confidence)))")
+                          + "\(literal(p.floor)), \(literal(p.room)), \(literal(p.confidence)), \(p.backfilled))")
         case .visitOpened(let v):
             saw(v.device, at: v.enter)
             statements.append("""
-                INSERT INTO visits(device, zone, floor, enter_t) SELECT key, \(literal(v.zone)), \(literal(v.floor)), \
-                \(literal(v.enter)) FROM devices WHERE id = \(literal(v.device)) ON CONFLICT DO NOTHING
+                INSERT INTO visits(device, zone, floor, enter_t, backfilled) SELECT key, \(literal(v.zone)), \(literal(v.floor)), \
+                \(literal(v.enter)), \(v.backfilled) FROM devices WHERE id = \(literal(v.device)) ON CONFLICT DO NOTHING
                 """)
         case .visitClosed(let v):
             saw(v.device, at: v.enter)
             let exit = literal(v.exit ?? v.enter), enter = literal(v.enter)
             statements.append("""
-                INSERT INTO visits(device, zone, floor, enter_t, exit_t, dwell) SELECT key, \(literal(v.zone)), \
-                \(literal(v.floor)), \(enter), \(exit), \(exit) - \(enter) FROM devices WHERE id = \(literal(v.device))
-                ON CONFLICT (device, zone, enter_t) DO UPDATE SET exit_t = excluded.exit_t, dwell = excluded.dwell
+                INSERT INTO visits(device, zone, floor, enter_t, exit_t, dwell, backfilled) SELECT key, \(literal(v.zone)), \
+                \(literal(v.floor)), \(enter), \(exit), \(exit) - \(enter), \(v.backfilled) FROM devices WHERE id = \(literal(v.device))
+                ON CONFLICT (device, zone, enter_t) DO UPDATE SET exit_t = excluded.exit_t, dwell = excluded.dwell,
+                  backfilled = visits.backfilled OR excluded.backfilled
                 WHERE visits.exit_t IS NULL
                 """)
         case .health(let h):
@@ -164,9 +165,9 @@ struct BatchScript {
         }
         if !points.isEmpty {
             parts.append("""
-                INSERT INTO track_points(device, t, x, y, z, floor, room, confidence)
-                SELECT d.key, v.t, v.x, v.y, v.z, v.floor, v.room, v.confidence
-                FROM (VALUES \(points.joined(separator: ",\n"))) AS v(id, t, x, y, z, floor, room, confidence)
+                INSERT INTO track_points(device, t, x, y, z, floor, room, confidence, backfilled)
+                SELECT d.key, v.t, v.x, v.y, v.z, v.floor, v.room, v.confidence, v.backfilled
+                FROM (VALUES \(points.joined(separator: ",\n"))) AS v(id, t, x, y, z, floor, room, confidence, backfilled)
                 JOIN devices d ON d.id = v.id ON CONFLICT DO NOTHING
                 """)
         }

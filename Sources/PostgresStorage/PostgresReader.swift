@@ -25,26 +25,26 @@ public final class PostgresReader: TrackQueries {
     public func history(device id: String, since: Double? = nil, until: Double? = nil,
                         _ body: (TrackPoint) throws -> Void) throws {
         let rows = try db.query("""
-            SELECT p.t, p.x, p.y, p.z, p.floor, p.room, p.confidence FROM track_points p JOIN devices d ON d.key = p.device
-            WHERE d.id = $1 AND p.t >= $2 AND p.t <= $3 ORDER BY p.t
+            SELECT p.t, p.x, p.y, p.z, p.floor, p.room, p.confidence, p.backfilled::int FROM track_points p
+            JOIN devices d ON d.key = p.device WHERE d.id = $1 AND p.t >= $2 AND p.t <= $3 ORDER BY p.t
             """, [id, "\(since ?? -Double.greatestFiniteMagnitude)", "\(until ?? Double.greatestFiniteMagnitude)"])
         for r in 0..<rows.count {
             try body(TrackPoint(device: id, t: rows.double(r, 0) ?? 0, x: rows.double(r, 1) ?? 0, y: rows.double(r, 2) ?? 0,
                                 z: rows.double(r, 3) ?? 0, floor: rows.string(r, 4), room: rows.string(r, 5),
-                                confidence: rows.double(r, 6) ?? 0))
+                                confidence: rows.double(r, 6) ?? 0, backfilled: rows.string(r, 7) == "1"))
         }
     }
 
     public func visits(zone: String? = nil, device: String? = nil, since: Double? = nil, until: Double? = nil) throws -> [Visit] {
         let rows = try db.query("""
-            SELECT d.id, v.zone, v.floor, v.enter_t, v.exit_t FROM visits v JOIN devices d ON d.key = v.device
+            SELECT d.id, v.zone, v.floor, v.enter_t, v.exit_t, v.backfilled::int FROM visits v JOIN devices d ON d.key = v.device
             WHERE ($1::text IS NULL OR v.zone = $1) AND ($2::text IS NULL OR d.id = $2)
               AND ($3::float8 IS NULL OR v.exit_t IS NULL OR v.exit_t >= $3) AND ($4::float8 IS NULL OR v.enter_t <= $4)
             ORDER BY v.enter_t, d.id, v.zone
             """, [zone, device, since.map { "\($0)" }, until.map { "\($0)" }])
         return (0..<rows.count).map { r in
             Visit(device: rows.string(r, 0) ?? "", zone: rows.string(r, 1) ?? "", floor: rows.string(r, 2),
-                  enter: rows.double(r, 3) ?? 0, exit: rows.double(r, 4))
+                  enter: rows.double(r, 3) ?? 0, exit: rows.double(r, 4), backfilled: rows.string(r, 5) == "1")
         }
     }
 

@@ -12,7 +12,15 @@ public enum PostgresSchema {
     /// Every migration, oldest first; versions run 1, 2, 3, … without gaps.
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "tracks, visits, node health, partitioned by day", sql: version1),
+        Migration(version: 2, name: "backfilled track points and visits", sql: version2),
     ]
+
+    /// As SQLite's (`Schema.version2`): what a backfill pass over a broker outage solved is
+    /// marked. On the partitioned parent, so every day's partition has it.
+    static let version2 = """
+        ALTER TABLE track_points ADD COLUMN backfilled boolean NOT NULL DEFAULT false;
+        ALTER TABLE visits ADD COLUMN backfilled boolean NOT NULL DEFAULT false;
+        """
 
     public static var latestVersion: Int { migrations.last?.version ?? 0 }
 

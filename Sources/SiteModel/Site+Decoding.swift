@@ -33,7 +33,7 @@ extension Site {
 /// The keys of a site file, in one place so the decoder and its help agree.
 enum SiteKeys {
     static let top: Set<String> = ["mqtt", "floors", "zones", "nodes", "devices", "exclude_devices", "irks",
-                                   "positioning", "storage", "away_timeout", "calibration", "gps"]
+                                   "positioning", "storage", "away_timeout", "calibration", "gps", "partitions"]
     /// ESPresense-companion's top-level keys that Whereabouts has no use for.
     static let companionTop: Set<String> = ["map", "timeout", "device_retention", "optimization", "history",
                                             "locators", "filtering", "weighting", "bayesian_probabilities", "update"]
@@ -78,6 +78,7 @@ struct SiteDecoder {
             else { site.calibration = path }
         }
         if let node = f["gps"] { decodeGPS(node, f.path("gps")) }
+        if let p = reader.integer(f["partitions"], "partitions", within: 1...1024) { site.partitions = p }
         if let floors = reader.list(f["floors"], "floors") {
             for (i, node) in floors.enumerated() { decodeFloor(node, "floors[\(i)]") }
         }
@@ -129,7 +130,7 @@ struct SiteDecoder {
 
     mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
         guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat",
-                                                                 "self_calibration"])
+                                                                 "backfill_horizon", "self_calibration"])
         else { return }
         if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) {
             site.positioning.absorption = v
@@ -140,6 +141,7 @@ struct SiteDecoder {
         // Publishing only (the aggregator's state topic); 0 publishes every update.
         if let v = reader.number(f["state_deadband"], f.path("state_deadband"), within: 0...100) { site.positioning.stateDeadband = v }
         if let v = reader.duration(f["state_heartbeat"], f.path("state_heartbeat"), allowingZero: true) { site.positioning.stateHeartbeat = v }
+        if let v = reader.duration(f["backfill_horizon"], f.path("backfill_horizon"), allowingZero: true) { site.positioning.backfillHorizon = v }
         if let value = f["self_calibration"], let text = reader.string(value, f.path("self_calibration")) {
             if let mode = SelfCalibrationMode(rawValue: text) { site.positioning.selfCalibration = mode }
             else { reader.error(f.path("self_calibration"), value.line, "expects off, learn or frozen, not '\(text)'") }

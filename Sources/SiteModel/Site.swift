@@ -21,6 +21,9 @@ public struct Site: Sendable, Equatable {
     public var calibration: String?
     /// Where the plan lies on Earth, when the site reports positions as GPS coordinates.
     public var gps: GPSAnchor?
+    /// Readings partitions P (docs/protocol.md, Partitions and shards): the edges' `partitions`,
+    /// which shards divide among themselves. 1: the plain readings topic.
+    public var partitions = 1
     public init() {}
 }
 
@@ -144,6 +147,10 @@ public struct PositioningSettings: Sendable, Equatable {
     /// rather than left at the default guess: self-calibration learns a stated exponent only
     /// from readings at known distances (anchored devices), never from fixes.
     public var absorptionStated = false
+    /// `backfill_horizon`: how far behind the end of a broker outage a reading the edges
+    /// buffered is still solved by the aggregator's backfill pass, not refused as late
+    /// (docs/operations.md, Outages and bursts). 0 backfills nothing.
+    public var backfillHorizon: Double = 600
     public init() {}
 }
 

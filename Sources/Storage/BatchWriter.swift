@@ -21,6 +21,8 @@ final class BatchWriter: BatchStore {
     private var chunk: [(point: TrackPoint, device: Int64)] = []
     private let openVisit: Statement
     private let closeVisit: Statement
+    /// A point of a backfill pass (rare: outages), one row at a time, marked.
+    private let insertBackfilledPoint: Statement
     /// A device's row: `insertDevice` for a new one (a device's first write, nearly always),
     /// `updateDevice` when it is there already. One `INSERT … ON CONFLICT DO UPDATE … RETURNING`
     /// did both, and cost twice a plain insert (RETURNING keeps its rows in a temporary table):
@@ -68,11 +70,16 @@ final class BatchWriter: BatchStore {
         insertPoints = try Self.pointInserts(db)
         chunk.reserveCapacity(Self.pointsPerInsert)
         // A replayed batch finds its visit already there: nothing changes.
-        openVisit = try db.prepare("INSERT OR IGNORE INTO visits(device, zone, floor, enter_t) VALUES (?1, ?2, ?3, ?4)")
+        openVisit = try db.prepare("INSERT OR IGNORE INTO visits(device, zone, floor, enter_t, backfilled) VALUES (?1, ?2, ?3, ?4, ?6)")
+        // A visit opened live and closed by a backfill pass (or the other way) is marked.
         closeVisit = try db.prepare("""
-            INSERT INTO visits(device, zone, floor, enter_t, exit_t, dwell) VALUES (?1, ?2, ?3, ?4, ?5, ?5 - ?4)
-            ON CONFLICT(device, zone, enter_t) DO UPDATE SET exit_t = excluded.exit_t, dwell = excluded.dwell
+            INSERT INTO visits(device, zone, floor, enter_t, exit_t, dwell, backfilled) VALUES (?1, ?2, ?3, ?4, ?5, ?5 - ?4, ?6)
+            ON CONFLICT(device, zone, enter_t) DO UPDATE SET exit_t = excluded.exit_t, dwell = excluded.dwell,
+                backfilled = max(backfilled, excluded.backfilled)
             WHERE exit_t IS NULL
+            """)
+        insertBackfilledPoint = try db.prepare("""
+            INSERT INTO track_points(device, t, x, y, z, floor, room, confidence, backfilled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1)
             """)
         insertDevice = try db.prepare("""
             INSERT INTO devices(id, name, first_seen, last_seen) VALUES (?1, ?2, ?3, ?3) ON CONFLICT(id) DO NOTHING
@@ -227,6 +234,10 @@ final class BatchWriter: BatchStore {
     }
 
     private func insertPoint(_ p: TrackPoint, device: Int64) throws {
+        if p.backfilled {
+            try bindPoint(insertBackfilledPoint, p, device: device, from: 0)
+            return try insertBackfilledPoint.run()
+        }
         chunk.append((p, device))
         if chunk.count == Self.pointsPerInsert { try writeChunk() }
     }
@@ -262,6 +273,7 @@ final class BatchWriter: BatchStore {
         try statement.bind(v.zone, at: 2)
         try statement.bind(v.floor, at: 3)
         try statement.bind(v.enter, at: 4)
+        try statement.bind(Int64(v.backfilled ? 1 : 0), at: 6)
     }
 
     private func deviceKey(_ id: String, t: Double) throws -> Int64 {

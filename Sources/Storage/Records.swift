@@ -9,9 +9,12 @@ public struct TrackPoint: Sendable, Equatable {
     public var room: String?
     /// 0…1, as published in the device state.
     public var confidence: Double
+    /// Solved by a backfill pass over a broker outage, not live (docs/operations.md, Outages).
+    public var backfilled: Bool
 
     public init(device: String, t: Double, x: Double, y: Double, z: Double,
-                floor: String?, room: String?, confidence: Double) {
+                floor: String?, room: String?, confidence: Double, backfilled: Bool = false) {
+        self.backfilled = backfilled
         self.device = device
         self.t = t
         self.x = x
@@ -33,8 +36,11 @@ public struct Visit: Sendable, Hashable {
     public var enter: Double
     /// Unix seconds of the `exit` event; `nil` while the device is still there.
     public var exit: Double?
+    /// Its enter or exit came from a backfill pass over a broker outage (docs/operations.md, Outages).
+    public var backfilled: Bool
 
-    public init(device: String, zone: String, floor: String?, enter: Double, exit: Double? = nil) {
+    public init(device: String, zone: String, floor: String?, enter: Double, exit: Double? = nil, backfilled: Bool = false) {
+        self.backfilled = backfilled
         self.device = device
         self.zone = zone
         self.floor = floor

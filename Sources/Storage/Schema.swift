@@ -4,7 +4,8 @@ public enum Schema {
     /// Every migration of the track store, oldest first.
     public static let migrator = Migrator([
         Migration(version: 1, name: "tracks, visits, node health, readings", sql: version1),
-        Migration(version: 2, name: "self-calibration", sql: selfCalibrationTable),
+        Migration(version: 2, name: "backfilled track points and visits", sql: version2),
+        Migration(version: 3, name: "self-calibration", sql: selfCalibrationTable),
     ])
 
     /// What self-calibration learned (`CalibrationStore`): one row per node offset, floor
@@ -17,6 +18,13 @@ public enum Schema {
             evidence REAL NOT NULL,
             saved REAL NOT NULL,
             PRIMARY KEY (kind, name)) WITHOUT ROWID;
+        """
+
+    /// Track points and visits solved by a backfill pass over a broker outage are marked
+    /// (docs/operations.md, Outages); everything before is live.
+    static let version2 = """
+        ALTER TABLE track_points ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE visits ADD COLUMN backfilled INTEGER NOT NULL DEFAULT 0;
         """
 
     static let version1 = """

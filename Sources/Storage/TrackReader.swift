@@ -22,7 +22,7 @@ public final class TrackReader: TrackQueries {
                         _ body: (TrackPoint) throws -> Void) throws {
         guard let key = try deviceKey(id) else { return }
         let query = try db.prepare("""
-            SELECT t, x, y, z, floor, room, confidence FROM track_points
+            SELECT t, x, y, z, floor, room, confidence, backfilled FROM track_points
             WHERE device = ?1 AND t >= ?2 AND t <= ?3 ORDER BY t
             """)
         try query.bind(key, at: 1)
@@ -31,7 +31,7 @@ public final class TrackReader: TrackQueries {
         while try query.step() {
             try body(TrackPoint(device: id, t: query.double(0), x: query.double(1), y: query.double(2),
                                 z: query.double(3), floor: query.string(4), room: query.string(5),
-                                confidence: query.double(6)))
+                                confidence: query.double(6), backfilled: query.int64(7) != 0))
         }
     }
 
@@ -46,7 +46,7 @@ public final class TrackReader: TrackQueries {
         if until != nil { conditions.append("v.enter_t <= ?4") }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let query = try db.prepare("""
-            SELECT d.id, v.zone, v.floor, v.enter_t, v.exit_t FROM visits v JOIN devices d ON d.key = v.device
+            SELECT d.id, v.zone, v.floor, v.enter_t, v.exit_t, v.backfilled FROM visits v JOIN devices d ON d.key = v.device
             \(filter) ORDER BY v.enter_t, d.id, v.zone
             """)
         if let zone { try query.bind(zone, at: 1) }
@@ -127,7 +127,7 @@ public final class TrackReader: TrackQueries {
         var visits: [Visit] = []
         while try query.step() {
             visits.append(Visit(device: query.string(0) ?? "", zone: query.string(1) ?? "", floor: query.string(2),
-                                enter: query.double(3), exit: query.optionalDouble(4)))
+                                enter: query.double(3), exit: query.optionalDouble(4), backfilled: query.int64(5) != 0))
         }
         return visits
     }

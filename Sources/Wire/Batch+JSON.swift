@@ -11,6 +11,7 @@ public enum RejectReason: String, Sendable, CaseIterable {
     case excluded           // a device the site excludes
     case capacity           // a new device while the engine already keeps its most
     case clockAhead = "clock_ahead"     // a batch stamped more than 60 s ahead of its arrival, while isolated
+    case partition          // on a partition's topic, a reading of a device in another shard's partition (the edge's partitions differ from the site's)
 }
 
 /// A refused payload: the reason (for the metric) and a message with the offset (for the log).

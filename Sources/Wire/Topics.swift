@@ -9,6 +9,10 @@ public struct Topics: Sendable, Equatable {
     public init(prefix: String = "whereabouts") { self.prefix = prefix }
 
     public func nodeReadings(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/readings" }
+    /// Partition `k`'s readings of `node` (docs/protocol.md, Partitions and shards); nil: the plain topic.
+    public func nodeReadings(_ node: String, partition k: Int?) -> String {
+        k.map { nodeReadings(node) + "/\($0)" } ?? nodeReadings(node)
+    }
     public func nodeStatus(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/status" }
     public func nodeTelemetry(_ node: String) -> String { "\(prefix)/nodes/\(Topics.escape(node))/telemetry" }
     public func deviceRoom(_ id: String) -> String { "\(prefix)/devices/\(Topics.escape(id))/room" }
@@ -21,6 +25,34 @@ public struct Topics: Sendable, Equatable {
     public var allNodeReadings: String { "\(prefix)/nodes/+/readings" }
     public var allNodeStatus: String { "\(prefix)/nodes/+/status" }
     public var allNodeTelemetry: String { "\(prefix)/nodes/+/telemetry" }
+    /// Every node's readings of partition `k`, or of every partition (`nil`).
+    public func allNodeReadings(partition k: Int?) -> String { "\(prefix)/nodes/+/readings/" + (k.map(String.init) ?? "+") }
+
+    /// A shard's own status (`online` / `offline`, its last will), beside the site's `aggregatorStatus`.
+    public func shardStatus(_ index: Int) -> String { "\(prefix)/shards/\(index)/status" }
+    public var allShardStatus: String { "\(prefix)/shards/+/status" }
+    /// The topics of shard `index`'s own share of the site (its occupancy counts), under `<p>/shards/<index>`.
+    public func shard(_ index: Int) -> Topics { Topics(prefix: "\(prefix)/shards/\(index)") }
+    /// Every shard's occupancy of every zone.
+    public var allShardOccupancy: String { "\(prefix)/shards/+/zones/+/occupancy" }
+
+    /// `(shard, zone)` of `<prefix>/shards/<shard>/zones/<zone>/occupancy`, the zone unescaped; nil for any other topic.
+    public func parseShardOccupancy(_ topic: String) -> (shard: Int, zone: String)? {
+        let head = prefix + "/shards/", tail = "/occupancy"
+        guard topic.hasPrefix(head), topic.hasSuffix(tail) else { return nil }
+        let levels = topic.utf8.dropFirst(head.utf8.count).dropLast(tail.utf8.count).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard levels.count == 3, levels[1].elementsEqual("zones".utf8), let shard = Self.decimal(levels[0]),
+              let zone = Topics.unescape(String(decoding: levels[2], as: UTF8.self)), !zone.isEmpty
+        else { return nil }
+        return (shard, zone)
+    }
+
+    /// The shard of `<prefix>/shards/<shard>/status`; nil for any other topic.
+    public func parseShardStatus(_ topic: String) -> Int? {
+        let head = prefix + "/shards/", tail = "/status"
+        guard topic.hasPrefix(head), topic.hasSuffix(tail), topic.utf8.count > head.utf8.count + tail.utf8.count else { return nil }
+        return Self.decimal(topic.utf8.dropFirst(head.utf8.count).dropLast(tail.utf8.count))
+    }
 
     /// Discovery topics by object id (`discoveryObjectIDs`, not `slug`, so that two ids never share one).
     public static func homeAssistantTracker(objectID: String) -> String {
@@ -66,6 +98,29 @@ public struct Topics: Sendable, Equatable {
         // call (about 1,050 now).
         var topic = topic, prefix = prefix
         return topic.withUTF8 { topic in prefix.withUTF8 { prefix in Self.parseNodeTopic(topic, prefix: prefix) } }
+    }
+
+    /// The node and partition of a readings topic: `<prefix>/nodes/<node>/readings` (partition
+    /// nil) or `<prefix>/nodes/<node>/readings/<k>` (`k` decimal, no leading zero); nil otherwise.
+    public func parseReadingsTopic(_ topic: String) -> (node: String, partition: Int?)? {
+        if let (node, leaf) = parseNodeTopic(topic) { return leaf == "readings" ? (node, nil) : nil }
+        // `…/readings/<k>`: the node topic of the part before the last level.
+        guard let slash = topic.utf8.lastIndex(of: UInt8(ascii: "/")),
+              let k = Self.decimal(topic.utf8[topic.utf8.index(after: slash)...]),
+              let (node, leaf) = parseNodeTopic(String(topic[..<slash])), leaf == "readings"
+        else { return nil }
+        return (node, k)
+    }
+
+    /// A topic level that is a decimal number without a leading zero (or `0`), up to 9 digits.
+    static func decimal<C: Collection>(_ level: C) -> Int? where C.Element == UInt8 {
+        guard !level.isEmpty, level.count <= 9, level.count == 1 || level.first != UInt8(ascii: "0") else { return nil }
+        var n = 0
+        for b in level {
+            guard (0x30...0x39).contains(b) else { return nil }
+            n = n * 10 + Int(b - 0x30)
+        }
+        return n
     }
 
     private static func parseNodeTopic(_ topic: UnsafeBufferPointer<UInt8>, prefix: UnsafeBufferPointer<UInt8>) -> (node: String, leaf: String)? {

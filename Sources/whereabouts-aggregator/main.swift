@@ -35,21 +35,31 @@ struct AggregatorOptions {
         guard let mode = Ingest.ClockMode(rawValue: a.string("clock") ?? "") else { throw UsageError("--clock must be node or arrival") }
         return mode
     }
+    static let shard = Opt<Shard?>(.value(
+        "shard", "I/N", help: "Run as shard I of N: own the readings partitions k with k mod N = I (the site's partitions); default: the whole site.")) {
+        a throws(UsageError) in
+        guard let text = a.string("shard") else { return nil }
+        do throws(ShardError) { return try Shard(parsing: text) } catch { throw UsageError("--shard \(error.message)") }
+    }
     static let clientID = Opt<String>.text("client-id", "ID", help: "MQTT client id.", default: "whereabouts-aggregator")
     static let noDiscovery = Opt<Bool>.flag("no-discovery", help: "Do not publish Home Assistant discovery.")
     static let config = Opt<String?>.text("config", "FILE", help: "A YAML file with any of these options as keys (flags win).")
     static let calibration = Opt<String?>.text("calibration", "CAL.yaml", help: "A calibration `whereabouts calibrate --survey` wrote "
         + "(default: the site's calibration key): its absorption, rx_adj and tx_ref replace the site's.")
     static let table = [site.option, calibration.option, broker.option, db.option, http.option, httpTokenFile.option, locator.option,
-                        dialects.option, clock.option, clientID.option, noDiscovery.option, config.option]
+                        dialects.option, clock.option, shard.option, clientID.option, noDiscovery.option, config.option]
 
     let site: String, calibration: String?, broker: BrokerURL?, db: String?, http: String, httpTokenFile: String?
-    let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, clientID: String, noDiscovery: Bool
+    let locator: LocatorKind, dialects: [Dialect], clock: Ingest.ClockMode, noDiscovery: Bool, shard: Shard?
+    var clientID: String
 
     init(_ a: Arguments) throws(UsageError) {
         site = try a.get(Self.site); calibration = try a.get(Self.calibration); broker = try a.get(Self.broker); db = try a.get(Self.db); http = try a.get(Self.http)
         httpTokenFile = try a.get(Self.httpTokenFile); locator = try a.get(Self.locator); dialects = try a.get(Self.dialects)
         clock = try a.get(Self.clock); clientID = try a.get(Self.clientID); noDiscovery = try a.get(Self.noDiscovery)
+        shard = try a.get(Self.shard)
+        // Two shards under one client id would take the broker connection from each other.
+        if let shard, !a.isSet("client-id") { clientID += "-shard\(shard.index)" }
     }
 }
 
@@ -136,6 +146,12 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     }
     if let applied = decoded.calibrationPath { log("calibration \(applied) applied: absorption \(decoded.site.positioning.absorption)") }
     let site = decoded.site
+    let shard = options.shard ?? .whole
+    do { try shard.check(Partitioning(count: site.partitions) ?? .single) } catch {
+        printError("--shard \(shard): \(error) (\(sitePath): partitions)")
+        log("--shard does not go together with the site file; not starting")
+        return ExitCode.failure
+    }
     let mqtt: MQTTOptions
     // The site's broker settings are checked as check-site and the edge check theirs; the
     // message names what is at fault: the site's key, or --broker against it.
@@ -159,7 +175,9 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
     settings.locator = options.locator
     settings.dialects = options.dialects
     settings.clockMode = options.clock
-    settings.homeAssistant = !options.noDiscovery
+    // Discovery is the site's, published once: by shard 0.
+    settings.homeAssistant = !options.noDiscovery && shard.index == 0
+    settings.shard = shard
     settings.version = whereaboutsVersion
     settings.sitePath = sitePath
     if let tokenFile = options.httpTokenFile {
@@ -176,7 +194,8 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         log("cannot start: \(error)")
         return ExitCode.failure
     }
-    log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors), broker \(settings.mqtt.broker)"
+    let sharded: String = shard.isWhole ? "" : ", shard \(shard) of \(site.partitions) partitions"
+    log("running: site \(sitePath) (\(site.nodes.count) nodes, \(site.floors.count) floors)" + sharded + ", broker \(settings.mqtt.broker)"
         + (settings.database.map { ", database \($0)" } ?? ", no database") + (settings.http.map { ", http \($0)" } ?? ""))
 
     // SIGTERM and SIGINT stop cleanly: exits for open visits, `offline`, database flushed.

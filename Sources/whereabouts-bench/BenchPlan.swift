@@ -28,7 +28,7 @@ struct BenchPlan {
           --no-db           profile: run the aggregator with `--db none`
         """
 
-    static let names = ["decoder", "storage", "engine", "edge", "e2e", "burst", "storage-cost", "memory", "scaling", "profile"]
+    static let names = ["decoder", "storage", "engine", "edge", "e2e", "burst", "storage-cost", "memory", "scaling", "profile", "shards", "edge-partitions"]
 
     init(arguments: [String]) {
         bin = (CommandLine.arguments[0] as NSString).deletingLastPathComponent

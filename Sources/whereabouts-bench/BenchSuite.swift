@@ -49,6 +49,9 @@ func runBenchSuite(_ plan: BenchPlan) {
     figures.memory = attempt("memory", log) { try measureMemory(plan, rate: memoryRate) }
     if let m = figures.memory { log(memoryLine(m)) }
     figures.scaling = attempt("scaling", log) { try measureScaling(plan, log: log) } ?? []
+    figures.edgePartitioned = attempt("edge-partitions", log) { try measureEdge(plan, partitions: 16) }
+    if let e = figures.edgePartitioned { log("edge-partitions: P = 16: \(decimal(e.perThousand, 5)) CPU-s per 1,000 adverts") }
+    figures.shards = measureShards(devices: plan.smoke ? 500 : 50_000, nodes: plan.smoke ? 16 : 400, seconds: plan.smoke ? 1 : 8, log: log)
     figures.seconds = wallSeconds() - started
     let table = figures.markdown(command: plan.smoke ? "whereabouts-bench --smoke" : "make bench")
     print("")

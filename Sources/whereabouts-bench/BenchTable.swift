@@ -13,6 +13,10 @@ struct SuiteFigures {
     var storageCost: StorageCostResult?
     var memory: MemoryFigures?
     var scaling: [ScalingRow] = []
+    /// The edge with 16 partitions, beside `edge` (P = 1), same run.
+    var edgePartitioned: EdgeFigures?
+    /// One shard, then two side by side, at hospital scale (ShardBench.swift).
+    var shards: [ShardFigures] = []
     var seconds = 0.0
 
     /// A row of the bars table: figure, bar, and whether it is met (`nil`: no bar).
@@ -55,6 +59,7 @@ struct SuiteFigures {
             rows.append(Row(item: "—", what: "storage: track points written to SQLite", figure: "\(thousands(points))/s", bar: "—", met: nil))
         }
         rows.append(storageCostRow)
+        rows += shardRows
         return rows
     }
 

@@ -13,7 +13,8 @@ struct EdgeFigures {
 /// The edge CPU bar: the real `whereabouts-edge` replays a generated capture of iBeacon
 /// adverts at a fixed rate (`--replay --speed 1`) into a private broker; its CPU time is read
 /// from /proc/<pid>/stat over a window in the middle of the replay, after start-up.
-func measureEdge(_ plan: BenchPlan) throws -> EdgeFigures {
+/// `partitions`: the edge's `partitions` (its 200 iBeacons then spread over that many topics).
+func measureEdge(_ plan: BenchPlan, partitions: Int = 1) throws -> EdgeFigures {
     let scale = plan.scale
     let directory = NSTemporaryDirectory() + "whereabouts-edge-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -24,7 +25,9 @@ func measureEdge(_ plan: BenchPlan) throws -> EdgeFigures {
     let broker = try PrivateBroker(directory: directory)
     defer { broker.stop() }
     let edge = try ChildProcess(plan.bin + "/whereabouts-edge",
-                                ["--node", "bench-edge", "--broker", broker.url, "--replay", capture, "--speed", "1"],
+                                // P = 1 without the flag, so that `--bin` can still measure an edge older than it.
+                                ["--node", "bench-edge", "--broker", broker.url, "--replay", capture, "--speed", "1"]
+                                    + (partitions == 1 ? [] : ["--partitions", String(partitions)]),
                                 name: "edge")
     defer { edge.stop(grace: 2) }
     usleep(useconds_t(lead * 1e6))
@@ -33,6 +36,19 @@ func measureEdge(_ plan: BenchPlan) throws -> EdgeFigures {
     let end = (wallSeconds(), edge.cpuSeconds)
     guard let cpu0 = start.1, let cpu1 = end.1 else { throw BenchError("the edge exited early (replay of \(capture))") }
     return EdgeFigures(rate: scale.edgeRate, window: end.0 - start.0, cpuSeconds: cpu1 - cpu0)
+}
+
+/// The edge's cost of partitioning: P = 1 and P = 16 in the same run.
+func runEdgePartitionsBench(_ plan: BenchPlan) {
+    for p in [1, 16] {
+        do {
+            let e = try measureEdge(plan, partitions: p)
+            print("edge-partitions: P = \(p): \(decimal(e.perThousand, 5)) CPU-s per 1,000 adverts at \(decimal(e.rate, 0)) adverts/s "
+                  + "(\(decimal(e.coreShare * 100, 2)) % of one core)")
+        } catch {
+            print("edge-partitions: P = \(p): failed: \(error)")
+        }
+    }
 }
 
 func runEdgeBench(_ plan: BenchPlan) {

@@ -19,4 +19,6 @@ if plan.runs("storage-cost") { runStorageCostBench(plan) }
 if plan.runs("memory") { runMemoryBench(plan) }
 if plan.runs("scaling") { runScalingBench(plan) }
 if plan.runs("profile") { runProfileBench(plan) }
+if plan.runs("shards") { runShardBench(plan) }
+if plan.runs("edge-partitions") { runEdgePartitionsBench(plan) }
 if plan.isSuite { runBenchSuite(plan) }

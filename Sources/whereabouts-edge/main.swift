@@ -71,6 +71,7 @@ exit(runTool(command, arguments: Array(CommandLine.arguments.dropFirst())) { arg
         }
         print("configuration OK: node \(config.node), source \(source), broker \(config.mqtt.broker), qos \(config.qos.rawValue), " +
               "batches every \(config.batchInterval) s or \(config.batchMax) readings, buffer \(config.bufferMax), " +
+              (config.partitions.count > 1 ? "\(config.partitions.count) partitions, " : "") +
               "\(config.irks.count) identity resolving keys" + (config.irks.isEmpty ? "" : " (\(config.irks.map(\.name).joined(separator: ", ")))"))
         return ExitCode.success
     }

@@ -53,3 +53,15 @@ private func accept(_ ingest: inout Ingest, _ bytes: [UInt8], arrival: Double, b
     let next = try accept(&ingest, batch(seq: 2, t: 1000.25), arrival: 1000.26, bad: &bad)
     #expect(next.readings.count == 1 && bad == 1)
 }
+
+@Test func aBacklogAfterASilenceIsNotTakenForAClockBehind() throws {
+    var ingest = Ingest(topics: Topics(), knownNodes: ["kitchen"])
+    var bad = 0
+    // Live, then nothing for a minute (the broker away), then the edge's backlog of that
+    // minute delivered at once, oldest first: its times are kept, not moved to the arrival.
+    _ = try accept(&ingest, batch(seq: 1, t: 999.98), arrival: 1000, bad: &bad)
+    for k in 0..<40 {
+        let b = try accept(&ingest, batch(seq: 2 + UInt64(k), t: 1001 + Double(k) * 1.5), arrival: 1061, bad: &bad)
+        #expect(b.readings[0].t == 1001 + Double(k) * 1.5 - 0.1, "batch \(k)")
+    }
+}

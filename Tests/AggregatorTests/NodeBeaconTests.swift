@@ -32,8 +32,8 @@ import Positioning
     for effect in effects {
         switch effect {
         case .publish(let m), .state(let m, _): topicsSeen.append(m.topic)
-        case .event(let e, let messages): ids.insert(e.device); topicsSeen += messages.map(\.topic)
-        case .track(let u): ids.insert(u.id)
+        case .event(let e, let messages), .lateEvent(let e, let messages): ids.insert(e.device); topicsSeen += messages.map(\.topic)
+        case .track(let u), .backfilledTrack(let u): ids.insert(u.id)
         case .nodeHealth, .forget: break
         }
     }

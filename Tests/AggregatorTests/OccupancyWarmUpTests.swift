@@ -162,3 +162,28 @@ private func published(_ effects: [Effect], on topic: String) -> [String] {
     #expect(try westOccupancies(effects, topics).first == ["mac:0"])
     #expect(!core.warmUp.warming, "everything the broker holds is placed again")
 }
+
+/// Our own occupancy published during the warm-up comes back from the broker (we subscribe to
+/// it): it must not become "what subscribers held before the start".
+@Suite struct OccupancyWarmUpEchoTests {
+    @Test func anEchoOfOurOwnPublicationIsNotBelieved() {
+        var w = OccupancyWarmUp(rooms: ["west", "east"])
+        w.connected(at: 0)
+        w.believe(zone: "west", devices: ["a"])
+        #expect(w.publishes(zone: "west", occupants: ["a", "b"], roomOf: { _ in "west" }))
+        w.didPublish("west")
+        w.believe(zone: "west", devices: ["a", "b"])  // the echo
+        #expect(w.believed["west"] == ["a"])
+        // "b" leaving again is publishable: the broker held only "a" before the start.
+        #expect(w.publishes(zone: "west", occupants: ["a"], roomOf: { _ in "west" }))
+    }
+
+    @Test func aZoneNotYetPublishedStillTakesWhatTheBrokerHolds() {
+        var w = OccupancyWarmUp(rooms: ["west", "east"])
+        w.connected(at: 0)
+        w.didPublish("east")
+        w.believe(zone: "west", devices: ["a"])
+        #expect(w.believed["west"] == ["a"])
+        #expect(!w.publishes(zone: "west", occupants: [], roomOf: { _ in nil }))
+    }
+}

@@ -72,7 +72,7 @@ struct IRKResolverTests {
     @Test func thePipelinePublishesResolvedPhonesAndDropsOtherRotatingAddresses() throws {
         var readings: [Reading] = []
         let pipeline = Pipeline(rules: ReadingFilter.Rules(), counters: EdgeCounters(), printer: nil,
-                                resolver: try IRKResolver(keys: [known]), deliver: { readings.append($0) })
+                                resolver: try IRKResolver(keys: [known]), deliver: { r, _ in readings.append(r) })
         let first = try rpa(known, 0x1111), second = try rpa(known, 0x2222), other = try rpa(stranger, 0x1111)
         let nrpa = BluetoothAddress(rawValue: 0x1234_5678_9ABC)
         let heard: [(BluetoothAddress, Int8)] = [(first, -60), (other, -61), (nrpa, -62), (second, -63), (first, -64)]
@@ -95,7 +95,7 @@ struct IRKResolverTests {
         let resolver = try IRKResolver(keys: [known])
         var readings: [Reading] = []
         let pipeline = Pipeline(rules: ReadingFilter.Rules(), counters: EdgeCounters(), printer: nil,
-                                resolver: resolver, deliver: { readings.append($0) })
+                                resolver: resolver, deliver: { r, _ in readings.append(r) })
         var packet = [HCIPacketType.event.rawValue]
         AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: try rpa(known, 7),
                                             data: [0x02, 0x01, 0x1A], rssi: nil, to: &packet)
@@ -107,7 +107,7 @@ struct IRKResolverTests {
     @Test func excludeGlobsApplyToResolvedIds() throws {
         var readings: [Reading] = []
         let pipeline = Pipeline(rules: ReadingFilter.Rules(exclude: [Glob("irk:*")]), counters: EdgeCounters(), printer: nil,
-                                resolver: try IRKResolver(keys: [known]), deliver: { readings.append($0) })
+                                resolver: try IRKResolver(keys: [known]), deliver: { r, _ in readings.append(r) })
         var packet = [HCIPacketType.event.rawValue]
         AdvertisingReport.appendLegacyEvent(eventType: 0, addressType: .randomDevice, address: try rpa(known, 5),
                                             data: [UInt8](), rssi: -50, to: &packet)

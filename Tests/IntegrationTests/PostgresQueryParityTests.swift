@@ -28,11 +28,12 @@ enum StoreFeed {
                 let floor: String? = k == 2 ? nil : "ground"
                 let room: String? = i % 3 == 0 ? nil : (x < 3 ? "west" : "east")
                 feed.append(.point(TrackPoint(device: id, t: t + Double(k) * 0.125, x: x, y: y, z: 1.0 / 3,
-                                              floor: floor, room: room, confidence: 0.9 - Double(i % 4) / 10)))
+                                              floor: floor, room: room, confidence: 0.9 - Double(i % 4) / 10,
+                                              backfilled: i % 7 == 3)))
             }
             if i % 10 == 1 { feed.append(.open(Visit(device: "keys", zone: "west", floor: "ground", enter: t + 1))) }
             if i % 10 == 6 { feed.append(.close(Visit(device: "keys", zone: "west", floor: "ground", enter: t - 5 * step + 1), t + 0.5)) }
-            if i == 20 { feed.append(.open(Visit(device: "tag 'ü' ß", zone: "east", floor: nil, enter: t + 0.25))) }
+            if i == 20 { feed.append(.open(Visit(device: "tag 'ü' ß", zone: "east", floor: nil, enter: t + 0.25, backfilled: true))) }
         }
         return feed
     }
@@ -70,6 +71,13 @@ struct PostgresQueryParityTests {
         try feed(records, to: PostgresStore.writer(url: url, journal: dir.appendingPathComponent("pg.pending").path,
                                                    configuration: parityConfiguration()))
         #expect(try PostgresReader(url: url).partitionDays().count == 5, "one partition per UTC day the points fall in")
+        // The backfilled marks (schema version 2) read back the same from both.
+        let sqliteVisits = try TrackReader(path: file).visits(), pgVisits = try PostgresReader(url: url).visits()
+        #expect(sqliteVisits == pgVisits && sqliteVisits.filter(\.backfilled).count == 1, "\(sqliteVisits) vs \(pgVisits)")
+        var sqlitePoints: [TrackPoint] = [], pgPoints: [TrackPoint] = []
+        try TrackReader(path: file).history(device: "keys") { sqlitePoints.append($0) }
+        try PostgresReader(url: url).history(device: "keys") { pgPoints.append($0) }
+        #expect(sqlitePoints == pgPoints && sqlitePoints.filter(\.backfilled).count == 6, "\(sqlitePoints.filter(\.backfilled).count)")
 
         let mid = "\(Int(start) + 20 * 7_200)"
         let queries: [[String]] = [

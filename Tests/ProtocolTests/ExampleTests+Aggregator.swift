@@ -55,7 +55,7 @@ extension ProtocolExampleTests {
                               t: try number(j, "t"), confidence: try number(j, "confidence"),
                               dwell: (j["dwell"] as? NSNumber)?.doubleValue, isRoom: true)
         var publisher = Publisher(site: Site(), topics: Topics())
-        let m = publisher.event(event)
+        let m = publisher.event(event, late: (j["late"] as? Bool) ?? false)
         try require(!m.retain && m.qos == .atLeastOnce && m.topic == Topics().zoneEvents(event.zone), "event published as \(m.topic)")
         try require(JSONShape.equal(try JSONShape.parse(m.payload), j), "the aggregator writes \(String(decoding: m.payload, as: UTF8.self))")
         try checkTable(e, doc)

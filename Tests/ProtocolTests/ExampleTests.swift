@@ -47,6 +47,7 @@ import YAML
         case "api-devices": try checkDevicesAPI(e, document)
         case "api-site": try checkSiteAPI(e, document)
         case "api-calibration": try checkCalibrationAPI(e, document)
+        case "partition": try checkPartition(e)
         default: throw DocError("no test checks examples tagged '\(e.kind)': tag it with a kind ProtocolTests knows, or add its check")
         }
     }

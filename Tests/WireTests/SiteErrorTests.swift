@@ -145,3 +145,15 @@ func eachProblemNamesItsLineAndKey(_ broken: BrokenLine) {
     // Elsewhere a zero duration is still refused.
     #expect(Site.load(yaml: replacing(14, with: "positioning: { window: 0s }")).errors.map(\.key) == ["positioning.window"])
 }
+
+/// The backfill horizon (the aggregator's backfill pass after a broker outage): 10 minutes by
+/// default, a duration or 0, and a clear error otherwise.
+@Test func backfillHorizonIsRead() {
+    #expect(Site.load(yaml: base.joined(separator: "\n")).site.positioning.backfillHorizon == 600)
+    let set = Site.load(yaml: replacing(14, with: "positioning: { window: 3s, backfill_horizon: 30m }"))
+    #expect(set.problems.isEmpty && set.site.positioning.backfillHorizon == 1800, "\(set.problems)")
+    #expect(Site.load(yaml: replacing(14, with: "positioning: { window: 3s, backfill_horizon: 0 }")).site.positioning.backfillHorizon == 0)
+    let bad = Site.load(yaml: replacing(14, with: "positioning: { window: 3s, backfill_horizon: soon }"))
+    #expect(bad.problems.contains { "\($0)".contains("positioning.backfill_horizon") && "\($0)".contains("expects 0 or a positive duration") },
+            "\(bad.problems)")
+}
