@@ -30,6 +30,8 @@ final class AggregatorMetrics: Sendable {
     let held: Counter
     /// Readings of node beacons by other nodes: kept for calibration, never tracked.
     let beaconReadings: Counter
+    /// Saves of self-calibration's learned state, by result (stored, failed).
+    let calibrationSaves: CounterFamily
     /// Solved updates whose `state` message was published, and those the state deadband
     /// suppressed (nothing a consumer acts on changed and no heartbeat was due).
     let statesPublished: Counter
@@ -74,6 +76,9 @@ final class AggregatorMetrics: Sendable {
                                       labels: ["result"])
         solved = solves.labels("solved")
         held = solves.labels("held")
+        calibrationSaves = registry.counter("whereabouts_self_calibration_saves_total",
+                                            "Saves of self-calibration's learned state to the database, by result (stored, failed).",
+                                            labels: ["result"])
         beaconReadings = registry.counter("whereabouts_node_beacon_readings_total",
                                           "Readings of a node's own advertisements by another node (kept for calibration, not tracked).").labels()
         let states = registry.counter("whereabouts_states_total",

@@ -27,6 +27,8 @@ public final class AggregatorService: @unchecked Sendable {
     /// What is published, also streamed to the map's pages (`/api/live`).
     let live = LiveFeed()
     private var timer: DispatchSourceTimer?
+    /// Where self-calibration's learned state is kept (`AggregatorService+Calibration`).
+    let calibration = CalibrationKeeping()
     private var effects: [Effect] = []
     /// Events waiting for their commit: (ticket, when queued, messages).
     var pending: [(ticket: UInt64, since: Double, messages: [MQTTMessage])] = []
@@ -75,6 +77,7 @@ public final class AggregatorService: @unchecked Sendable {
                               dialects: settings.dialects, clockMode: settings.clockMode, metrics: metrics, shard: settings.shard, log: log)
         sharding = settings.shard.isWhole ? nil : Sharding(shard: settings.shard, zones: Publisher.zoneIds(of: settings.site))
         ProcessMetrics.register(in: metrics.registry)
+        registerCalibrationMetrics()
         // Counted when scraped, on the work queue, from the states the core keeps.
         metrics.registry.collect("whereabouts_devices_present", "Devices in a room, by floor.", labels: ["floor"]) { [weak self] in
             guard let self else { return [] }
@@ -90,7 +93,10 @@ public final class AggregatorService: @unchecked Sendable {
     /// Opens the database, recovers visits a crash left open, connects, subscribes and serves.
     public func start() throws {
         for warning in StartupAudit.warnings(settings) { log("warning: \(warning)") }
-        if let path = settings.database { try openStorage(path) }
+        if let path = settings.database {
+            try openStorage(path)
+            if case .file(let file) = StoreLocation(path) { try openCalibration(path: file) }
+        }
         let topics = settings.topics, scratch = PrepareScratch()
         // Acknowledgements are only counted (`inflight`): taken with each message and tick
         // instead of a block on the work queue each, which woke it for nothing when idle.
@@ -140,6 +146,8 @@ public final class AggregatorService: @unchecked Sendable {
             publish(MQTTMessage(topic: settings.topics.aggregatorStatus, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true))
             timer?.cancel()
             effects.removeAll(keepingCapacity: true)
+            // Before the shutdown's exits: they reset the powers of devices leaving.
+            saveCalibrationIfDue(wall: now(), force: true, wait: true)
             core.shutdown(wall: now(), into: &effects)
             perform()
             // Before the held exits go out: the writer commits what is queued (retrying a
@@ -238,6 +246,7 @@ public final class AggregatorService: @unchecked Sendable {
         perform()
         if let sharding { shardingTick(sharding) }
         scheduleCatchUp()
+        saveCalibrationIfDue(wall: now())
         // Events whose commit is late (a failing disk) are published anyway.
         // Not for a leased one: what it publishes must be stored (`AggregatorSettings.leased`).
         if !settings.leased, let first = pending.first, now() - first.since > Self.commitPatience {

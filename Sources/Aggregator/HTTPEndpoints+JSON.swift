@@ -8,7 +8,7 @@ extension HTTPEndpoints {
     /// fits it: `{"absorption","beacon_level","links","readings","nodes":[{"name","calibrated",
     /// "rx_adj","links_in","links_out"}]}` (`rx_adj` null for a node not calibrated: it heard
     /// fewer than two links), or `{"error","readings"}` while no fit can be made.
-    static func calibrationJSON(site: Site, links: NodeBeaconLinks) -> [UInt8] {
+    static func calibrationJSON(site: Site, links: NodeBeaconLinks, learned: SelfCalibrationSnapshot? = nil) -> [UInt8] {
         var w = JSONWriter()
         w.objectStart()
         switch NodeBeaconCalibration.fit(site: site, links: links) {
@@ -42,8 +42,32 @@ extension HTTPEndpoints {
             w.objectEnd()
         }
         w.arrayEnd()
+        if let learned { selfCalibrationJSON(learned, into: &w) }
         w.objectEnd()
         return w.bytes
+    }
+
+    /// `"self_calibration":{"mode","updates","floors":[{"floor","exponent","evidence"}],
+    /// "nodes":[{"name","offset","evidence"}],"devices"}`: what the engine learned from traffic
+    /// (`devices`: how many devices' power corrections it holds).
+    static func selfCalibrationJSON(_ learned: SelfCalibrationSnapshot, into w: inout JSONWriter) {
+        w.key("self_calibration"); w.objectStart()
+        w.field("mode", learned.mode.rawValue)
+        w.field("updates", learned.updates)
+        w.key("floors"); w.arrayStart()
+        for f in learned.floors {
+            w.objectStart(); w.field("floor", f.floor); w.field("exponent", f.exponent, decimals: 2)
+            w.field("evidence", f.evidence, decimals: 0); w.objectEnd()
+        }
+        w.arrayEnd()
+        w.key("nodes"); w.arrayStart()
+        for n in learned.nodes {
+            w.objectStart(); w.field("name", n.name); w.field("offset", n.offset, decimals: 2)
+            w.field("evidence", n.evidence, decimals: 0); w.objectEnd()
+        }
+        w.arrayEnd()
+        w.field("devices", learned.devices.count)
+        w.objectEnd()
     }
 
     static func devicesJSON(_ states: [String: DeviceUpdate]) -> [UInt8] {

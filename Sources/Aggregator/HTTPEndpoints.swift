@@ -57,8 +57,8 @@ final class HTTPEndpoints: Sendable {
         case "/api/site": return json(context.siteJSON)
         case "/api/calibration":
             // The links are copied (copy on write) on the work thread; the fit runs here.
-            let links = service.snapshot { $0.engine.beaconLinks }
-            return json(calibrationJSON(site: context.site, links: links))
+            let (links, learned) = service.snapshot { ($0.engine.beaconLinks, $0.engine.calibrationSnapshot()) }
+            return json(calibrationJSON(site: context.site, links: links, learned: learned))
         case "/api/nodes": return json(context.nodes.current)
         case "/api/live": return stream(service)
         case "/api/track": return HistoryAPI.track(request.query, database: context.database, now: now())

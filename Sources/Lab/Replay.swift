@@ -34,7 +34,12 @@ public func replay(_ readings: [(node: String, reading: Reading)], site: Site, l
                    step: Double = 0.5, options: EngineOptions = EngineOptions()) -> ReplayOutput {
     var options = options
     options.updateInterval = step
-    let engine = Engine(site: site, locator: locator, options: options)
+    return replay(readings, through: Engine(site: site, locator: locator, options: options), step: step)
+}
+
+/// As `replay(_:site:locator:step:options:)` through `engine` as it is (one made with the
+/// same `step` as its update interval, or one restored from what an earlier replay learned).
+public func replay(_ readings: [(node: String, reading: Reading)], through engine: Engine, step: Double) -> ReplayOutput {
     var result = ReplayOutput()
     var output: [EngineOutput] = []
     guard let start = readings.first?.reading.t else { return result }

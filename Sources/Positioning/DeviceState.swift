@@ -25,6 +25,11 @@ struct DeviceState: Sendable {
     var presence = Presence()
     /// Learned correction to the reference power, dB.
     var txOffset = 0.0
+    /// An anchored device's known place (`DeviceConfig.point`) and floor; floor -1 when not anchored.
+    var fixedPoint = Point3(0, 0, 0)
+    var fixedFloor = -1
+    /// Where the device's fix last taught self-calibration (`SelfCalibrationOptions.teachingStep`).
+    var taughtAt = Point2(.infinity, .infinity)
     var confidence = 0.0
     /// The last fix's mean robust cost per node (the locator's units; lower fits better).
     var residual = 0.0

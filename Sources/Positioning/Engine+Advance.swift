@@ -102,7 +102,8 @@ extension Engine {
         devices[d].isPresent = false
         devices[d].track.floor = -1
         // Whatever comes back may be carried differently (or be another phone behind the same key).
-        devices[d].txOffset = 0
+        // An anchored device stays where it is, as it is.
+        if devices[d].fixedFloor < 0 { devices[d].txOffset = 0 }
     }
 
     /// Solves device `d` at `t`, or holds its last fix (`mayHold`); `false` when it held.
@@ -137,7 +138,11 @@ extension Engine {
             // fit the power to that floor and keep the device there. Learning goes on at solves
             // only: a held device's levels are those it was learned on.
             devices[d].txOffset = txLearning.learned(devices[d].txOffset, fix: fix, observations: observations,
-                                                     site: geometry, model: model, dt: t - hot[d].lastSolve)
+                                                     site: geometry, model: selfCalibration.model(floor: fix.floor, base: model),
+                                                     dt: t - hot[d].lastSolve)
+            if selfCalibration.learns { teachSelfCalibration(device: d, fix: fix) }
+        } else if selfCalibration.learns, devices[d].fixedFloor >= 0 {
+            teachSelfCalibration(device: d, fix: fix)
         }
         devices[d].confidence = fix.confidence
         devices[d].residual = fix.cost
@@ -216,7 +221,7 @@ extension Engine {
             let l = link(device: d, at: i)
             guard let s = links.smoothed(link: l.link, at: t, window: site.positioning.window, options: smoothing) else { continue }
             let n = Int(l.node)
-            observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi,
+            observations.append(Observation(node: Int32(n), position: geometry.nodes[n].point, rssi: s.rssi + selfCalibration.offset(node: n),
                                             txRef: txRef, samples: s.samples))
         }
     }

@@ -20,6 +20,8 @@ extension Engine {
         let excluded = beaconOf >= 0 || site.excludeDevices.contains { Glob($0).matches(id) }
         var state = DeviceState(id: id, name: config?.name, configuredTxRef: config?.txRef, track: makeTrack())
         state.beaconOf = beaconOf
+        if let place = fixedPlace(of: config) { (state.fixedPoint, state.fixedFloor) = (place.point, place.floor) }
+        if !restoredPowers.isEmpty, let power = restoredPowers.removeValue(forKey: id) { state.txOffset = power }
         let index: Int32
         if let free = freeDevices.popLast() {
             index = free

@@ -29,6 +29,7 @@ extension Engine {
         guard geometry.floors.indices.contains(f) else { return nil }
         let track = devices[d].track
         let hint = track.isStarted && track.floor == f ? track.predicted(at: t) : nil
+        let model = selfCalibration.model(floor: f, base: model)
         if all { return locator.locate(&observations, floor: f, site: geometry, model: model, hint: hint) }
         floorObservations.removeAll(keepingCapacity: true)
         for o in observations where geometry.nodes[Int(o.node)].floors.contains(f) { floorObservations.append(o) }

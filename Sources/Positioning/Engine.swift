@@ -18,6 +18,12 @@ public final class Engine {
     var model: PathLoss
     let floorChoice: FloorChoice
     let txLearning: TxLearning
+    /// What is learned from traffic (`SelfCalibration`, `Engine+SelfCalibration.swift`).
+    var selfCalibration: SelfCalibration
+    /// The residuals of the solve teaching self-calibration (reused).
+    var residuals: [CalibrationResidual] = []
+    /// Devices' power corrections restored from a snapshot, taken when each is interned.
+    var restoredPowers: [String: Double] = [:]
 
     var devices: [DeviceState] = []
     /// What each reading of a device touches, by the same index as `devices`.
@@ -94,6 +100,10 @@ public final class Engine {
         self.model = model
         floorChoice = FloorChoice(options: options.floorChoice)
         txLearning = TxLearning(options: options.transmitPower)
+        selfCalibration = SelfCalibration(mode: pipeline.selfCalibration ? site.positioning.selfCalibration : .off,
+                                          nodes: site.nodes.count, floors: site.floors.count,
+                                          absorption: site.positioning.absorption, options: options.selfCalibration)
+        selfCalibration.fixesTeachExponent = !site.positioning.absorptionStated
         let geometry = Self.compile(site, locator: locator, model: model, options: options)
         self.geometry = geometry
         roomLoudness = [Double](repeating: -.infinity, count: geometry.rooms.count)
@@ -106,6 +116,7 @@ public final class Engine {
         for (i, node) in site.nodes.enumerated() { if let id = node.beacon { beaconNodes[id] = Int32(i) } }
         beaconLinks = NodeBeaconLinks(nodeCount: site.nodes.count)
         observations.reserveCapacity(max(site.nodes.count, 8))
+        residuals.reserveCapacity(max(site.nodes.count, 8))
         floorObservations.reserveCapacity(max(site.nodes.count, 8))
     }
 
@@ -283,6 +294,7 @@ public final class Engine {
         let from = Int(devices[d].beaconOf)
         guard from >= 0 else { return reject(.excluded) }
         beaconLinks.record(from: from, to: n, rssi: rssi, tx: tx)
+        if selfCalibration.learns { teachSelfCalibration(beaconOf: from, heardBy: n, rssi: rssi, tx: tx) }
         // Heard, so not forgotten (and interned again) at every sweep while it keeps beaconing.
         hot[d].lastReading = max(hot[d].lastReading, t)
         accepted += 1

@@ -28,6 +28,8 @@ public struct EngineOptions: Sendable, Equatable {
     public var zones = ZoneOptions()
     /// Learning a device's real transmit power (`TxLearning`).
     public var transmitPower = TxLearningOptions()
+    /// Learning receiver offsets and the exponent from traffic (`SelfCalibration`).
+    public var selfCalibration = SelfCalibrationOptions()
 
     /// A phone in a hand or a pocket, a tag on a lanyard: where the grid search looks when
     /// `deviceHeight` leaves height free, m.

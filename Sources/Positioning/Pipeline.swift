@@ -16,16 +16,20 @@ public struct Pipeline: Sendable, Equatable {
     public var stillMean: Bool
     /// A device's reference power is corrected by the mean residual of its fixes (`TxLearning`).
     public var txLearning: Bool
+    /// Receiver offsets and the exponent are learned from traffic (`SelfCalibration`), as the
+    /// site's `positioning.self_calibration` says; off, the site's parameters are used as they are.
+    public var selfCalibration: Bool
 
-    public init(locator: LocatorKind, tracks: Bool, stillMean: Bool, txLearning: Bool) {
+    public init(locator: LocatorKind, tracks: Bool, stillMean: Bool, txLearning: Bool, selfCalibration: Bool = false) {
         self.locator = locator
         self.tracks = tracks
         self.stillMean = stillMean
         self.txLearning = txLearning
+        self.selfCalibration = selfCalibration
     }
 
     /// Multilateration with every stage: what the product runs.
-    public static let `default` = Pipeline(locator: .default, tracks: true, stillMean: true, txLearning: true)
+    public static let `default` = Pipeline(locator: .default, tracks: true, stillMean: true, txLearning: true, selfCalibration: true)
     /// The strongest node's position, untracked, at the site's reference power.
     public static let nearest = Pipeline(locator: .nearest, tracks: false, stillMean: false, txLearning: false)
     /// ESPresense-companion's solver through the tracker, at the site's reference power.

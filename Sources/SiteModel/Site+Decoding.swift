@@ -134,9 +134,11 @@ struct SiteDecoder {
 
     mutating func decodePositioning(_ node: ConfigNode, _ key: String) {
         guard let f = reader.fields(node, key, known: ["absorption", "window", "away_after", "tx_ref", "state_deadband", "state_heartbeat",
-                                                         "backfill_horizon"])
+                                                                 "backfill_horizon", "self_calibration"])
         else { return }
-        if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) { site.positioning.absorption = v }
+        if let v = reader.number(f["absorption"], f.path("absorption"), within: 1...6) {
+            site.positioning.absorption = v
+        }
         if let v = reader.duration(f["window"], f.path("window")) { site.positioning.window = v }
         if let v = reader.duration(f["away_after"], f.path("away_after")) { site.positioning.awayAfter = v }
         if let v = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20) { site.positioning.txRefDefault = v }
@@ -144,6 +146,10 @@ struct SiteDecoder {
         if let v = reader.number(f["state_deadband"], f.path("state_deadband"), within: 0...100) { site.positioning.stateDeadband = v }
         if let v = reader.duration(f["state_heartbeat"], f.path("state_heartbeat"), allowingZero: true) { site.positioning.stateHeartbeat = v }
         if let v = reader.duration(f["backfill_horizon"], f.path("backfill_horizon"), allowingZero: true) { site.positioning.backfillHorizon = v }
+        if let value = f["self_calibration"], let text = reader.string(value, f.path("self_calibration")) {
+            if let mode = SelfCalibrationMode(rawValue: text) { site.positioning.selfCalibration = mode }
+            else { reader.error(f.path("self_calibration"), value.line, "expects off, learn or frozen, not '\(text)'") }
+        }
     }
 
     mutating func decodeStorage(_ node: ConfigNode, _ key: String) {

@@ -90,10 +90,15 @@ extension SiteDecoder {
     }
 
     mutating func decodeDevice(_ node: ConfigNode, _ key: String) {
-        guard let f = reader.fields(node, key, known: ["id", "name", "tx_ref"]) else { return }
+        guard let f = reader.fields(node, key, known: ["id", "name", "tx_ref", "point", "floor"]) else { return }
         let id = reader.string(f["id"], f.path("id"))
         let name = reader.string(f["name"], f.path("name"))
         let txRef = reader.number(f["tx_ref"], f.path("tx_ref"), within: -120...20)
+        let point = f["point"].flatMap { reader.point3($0, f.path("point")) }
+        let floor = reader.string(f["floor"], f.path("floor"))
+        if let floor, !site.floors.contains(where: { $0.id == floor }) {
+            reader.error(f.path("floor"), f["floor"]?.line ?? node.line, "no floor '\(floor)' in this site")
+        }
         guard let id else {
             if f["id"] == nil {
                 reader.warning(key, node.line, "no id: entry ignored (Whereabouts names devices by id, not by name pattern)")
@@ -107,9 +112,9 @@ extension SiteDecoder {
             reader.warning(f.path("id"), f["id"]?.line ?? node.line, advice)
         }
         idLines.append(("device", id, node.line, f.path("id")))
-        guard f["tx_ref"] == nil || txRef != nil else { return }
+        guard f["tx_ref"] == nil || txRef != nil, f["point"] == nil || point != nil else { return }
         if deviceLines[id] == nil { deviceLines[id] = (node.line, f.path("id")) }
-        site.devices.append(DeviceConfig(id: id, name: name, txRef: txRef))
+        site.devices.append(DeviceConfig(id: id, name: name, txRef: txRef, point: point, floor: floor))
     }
 
     mutating func decodeIRK(_ node: ConfigNode, _ key: String) {

@@ -122,7 +122,14 @@ public struct DeviceConfig: Sendable, Equatable {
     public var name: String?
     /// RSSI at 1 m in dBm; overrides the frame's measured power.
     public var txRef: Double?
-    public init(id: String, name: String? = nil, txRef: Double? = nil) { self.id = id; self.name = name; self.txRef = txRef }
+    /// Where the device stays (`point`): an anchored device, whose readings teach
+    /// self-calibration at a known position.
+    public var point: Point3?
+    /// The floor of `point` (`floor`); nil: the floor whose bounds hold it.
+    public var floor: String?
+    public init(id: String, name: String? = nil, txRef: Double? = nil, point: Point3? = nil, floor: String? = nil) {
+        self.id = id; self.name = name; self.txRef = txRef; self.point = point; self.floor = floor
+    }
 }
 
 /// An identity resolving key: resolvable private addresses made with it map to `irk:<key hex>`
@@ -135,8 +142,8 @@ public struct IRKConfig: Sendable, Equatable {
 }
 
 public struct PositioningSettings: Sendable, Equatable {
-    /// Path-loss exponent.
-    public var absorption: Double = 2.7
+    /// Path-loss exponent. Setting it (the site file's key, a calibration) makes it stated.
+    public var absorption: Double = 2.7 { didSet { absorptionStated = true } }
     /// RSSI at 1 m used when neither the device config nor the frame gives one.
     public var txRefDefault: Double = -59
     /// Smoothing window in seconds.
@@ -152,11 +159,28 @@ public struct PositioningSettings: Sendable, Equatable {
     /// `state_heartbeat`: seconds after which a device's state is published again even though
     /// nothing in it changed beyond the deadband, so its `t` stays fresh. 0 publishes every update.
     public var stateHeartbeat: Double = 10
+    /// `self_calibration`: whether the engine learns receiver offsets and the path-loss
+    /// exponent from ordinary traffic (docs/operations.md, Self-calibration).
+    public var selfCalibration: SelfCalibrationMode = .learn
+    /// Whether `absorption` was stated (set: in the site file, by a calibration applied to it)
+    /// rather than left at the default guess: self-calibration learns a stated exponent only
+    /// from readings at known distances (anchored devices), never from fixes.
+    public var absorptionStated = false
     /// `backfill_horizon`: how far behind the end of a broker outage a reading the edges
     /// buffered is still solved by the aggregator's backfill pass, not refused as late
     /// (docs/operations.md, Outages and bursts). 0 backfills nothing.
     public var backfillHorizon: Double = 600
     public init() {}
+}
+
+/// `positioning.self_calibration`: what the engine does with what it learns from traffic.
+public enum SelfCalibrationMode: String, Sendable, CaseIterable {
+    /// Nothing learned, nothing applied (the site file's parameters as they are).
+    case off
+    /// Learned from every solve and applied as it is learned.
+    case learn
+    /// What was learned before (stored) is applied; nothing more is learned.
+    case frozen
 }
 
 public struct MQTTSettings: Sendable, Equatable {

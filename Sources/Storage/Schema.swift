@@ -5,7 +5,20 @@ public enum Schema {
     public static let migrator = Migrator([
         Migration(version: 1, name: "tracks, visits, node health, readings", sql: version1),
         Migration(version: 2, name: "backfilled track points and visits", sql: version2),
+        Migration(version: 3, name: "self-calibration", sql: selfCalibrationTable),
     ])
+
+    /// What self-calibration learned (`CalibrationStore`): one row per node offset, floor
+    /// exponent, device power and counter, replaced as a whole at each save.
+    static let selfCalibrationTable = """
+        CREATE TABLE self_calibration (
+            kind TEXT NOT NULL,        -- node, floor, device, counter
+            name TEXT NOT NULL,
+            value REAL NOT NULL,
+            evidence REAL NOT NULL,
+            saved REAL NOT NULL,
+            PRIMARY KEY (kind, name)) WITHOUT ROWID;
+        """
 
     /// Track points and visits solved by a backfill pass over a broker outage are marked
     /// (docs/operations.md, Outages); everything before is live.

@@ -104,6 +104,9 @@ func runAccuracy(_ arguments: [String]) -> Int32 {
             }
             bars += "\n"
             body += accuracyMarkdown(rows, dir: dir)
+            let uncalibrated = try selfCalibrationRows(dir: dir, step: step, options: engineOptions)
+            bars += selfCalibrationBars(uncalibrated)
+            body += "\n" + selfCalibrationMarkdown(uncalibrated)
         }
         let survey = try surveyRows(philotuxo: dir, hallSurvey: args.string("survey") ?? "Tests/Fixtures/philotuxo-survey",
                                     flat: args.string("flat") ?? "Tests/Fixtures/kolakowski")

@@ -8,6 +8,7 @@ import Glibc
 let subcommands: [(name: String, abstract: String, run: ([String]) -> Int32)] = [
     ("accuracy", "measure each locator's error on simulated sites and the real walks", runAccuracy),
     ("gate", "fail when a positioning figure got worse than its committed threshold", runGate),
+    ("self-calibration", "the real walks with the site's defaults, without and with self-calibration", runSelfCalibration),
 ]
 
 let top = Command(

@@ -28,7 +28,7 @@ struct PipelineTests {
     @Test func theBaselinesRunWithoutTheDefaultsExtraStages() {
         #expect(Pipeline.nearest == Pipeline(locator: .nearest, tracks: false, stillMean: false, txLearning: false))
         #expect(Pipeline.nelderMead == Pipeline(locator: .nelderMead, tracks: true, stillMean: false, txLearning: false))
-        #expect(Pipeline.default == Pipeline(locator: .default, tracks: true, stillMean: true, txLearning: true))
+        #expect(Pipeline.default == Pipeline(locator: .default, tracks: true, stillMean: true, txLearning: true, selfCalibration: true))
     }
 
     /// Power learning off in the pipeline is the same as its time constant at 0, and a quieter

@@ -124,7 +124,8 @@ extension ProtocolExampleTests {
 
     static func checkCalibrationAPI(_ e: ProtocolDocument.Example, _ doc: ProtocolDocument) throws {
         let site = try documentSite(doc)
-        let bytes = HTTPEndpoints.calibrationJSON(site: site, links: NodeBeaconLinks(nodeCount: site.nodes.count))
+        let bytes = HTTPEndpoints.calibrationJSON(site: site, links: NodeBeaconLinks(nodeCount: site.nodes.count),
+                                                  learned: Engine(site: site).calibrationSnapshot())
         try sameShape(try JSONShape.parse(e.body), try JSONShape.parse(bytes))
     }
 

@@ -43,6 +43,7 @@ storage: { path: whereabouts.db, retention: 30d }
     expected.devices = [DeviceConfig(id: "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-42", name: "Keys", txRef: -59)]
     expected.irks = [IRKConfig(id: "phone-jane", key: [0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
                                                       0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef])]
+    expected.positioning.absorption = 2.7  // stated: self-calibration does not learn it from fixes
     expected.positioning.window = 3
     expected.positioning.awayAfter = 120
     expected.storage.retention = 30 * 86_400
@@ -130,4 +131,32 @@ storage: { path: whereabouts.db, retention: 30d }
     var bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
     for level in 1...8 { bomb += "\(Character(UnicodeScalar(97 + level)!)): &\(Character(UnicodeScalar(97 + level)!)) " + "[" + Array(repeating: "*\(Character(UnicodeScalar(96 + level)!))", count: 10).joined(separator: ", ") + "]\n" }
     #expect(throws: YAMLError.self) { try YAML.parse(bomb) }
+}
+
+/// `positioning.self_calibration` and an anchored device's `point` and `floor`.
+@Test func selfCalibrationModeAndAnchoredDevicesDecode() {
+    let text = """
+        floors: [{ id: ground, bounds: [[0, 0, 0], [10, 8, 3]] }]
+        nodes: [{ name: a, point: [0, 0, 2] }]
+        devices:
+          - { id: "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-7", name: Shelf, point: [2, 1.5, 1.1], floor: ground }
+        positioning: { self_calibration: frozen }
+        """
+    let decoded = Site.load(yaml: text)
+    #expect(decoded.problems.filter { $0.severity == .error }.isEmpty, "\(decoded.problems)")
+    #expect(decoded.site.positioning.selfCalibration == .frozen)
+    #expect(decoded.site.positioning.absorptionStated == false)
+    #expect(decoded.site.devices.first?.point == Point3(2, 1.5, 1.1) && decoded.site.devices.first?.floor == "ground")
+    #expect(Site().positioning.selfCalibration == .learn)
+
+    let bad = Site.load(yaml: """
+        floors: [{ id: ground, bounds: [[0, 0, 0], [10, 8, 3]] }]
+        nodes: [{ name: a, point: [0, 0, 2] }]
+        devices:
+          - { id: "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-7", point: [2, 1.5, 1.1], floor: attic }
+        positioning: { self_calibration: sometimes }
+        """)
+    let messages = bad.problems.filter { $0.severity == .error }.map { $0.description }
+    #expect(messages.contains { $0.contains("positioning.self_calibration") && $0.contains("expects off, learn or frozen") }, "\(messages)")
+    #expect(messages.contains { $0.contains("no floor 'attic'") }, "\(messages)")
 }
