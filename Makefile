@@ -86,9 +86,6 @@ map-test: build
 map-bench: release
 	WHEREABOUTS_BIN="$$($(SWIFT) build -c release --show-bin-path)" tools/map-test/run.sh --bench
 
-# The aggregator against a real Home Assistant 2024.3.3 (MQTT discovery, presence, rooms by
-# name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
-# About 11 minutes: the simulated house runs in real time.
 # The hospital set-up in miniature, every part real: a three-node NATS cluster on loopback
 # ports, a private PostgreSQL (run as the unprivileged user whereabouts-test), two shards each
 # with a standby, the simulated house; then a broker node, an active shard and PostgreSQL fail
@@ -98,6 +95,9 @@ cluster-test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" $(SWIFT) test --no-parallel \
 	  --filter 'IntegrationTests\.(ClusterTests|StandbyTests|BrokerListTests|HospitalDeployFilesTests)'
 
+# The aggregator against a real Home Assistant 2024.3.3 (MQTT discovery, presence, rooms by
+# name, restarts without false transitions); installs it once into ~/.cache/whereabouts.
+# About 11 minutes: the simulated house runs in real time.
 ha-test: build
 	WHEREABOUTS_BIN="$$($(SWIFT) build --show-bin-path)" tools/ha-test/run.sh
 
