@@ -18,7 +18,8 @@ extension Engine {
     }
 
     /// Takes a new calibration of the same site (`SiteCalibration.applied(to:)` on the site the
-    /// engine runs): the absorption, nodes' `rx_adj`, devices' `tx_ref` and the radio map change,
+    /// engine runs): the absorption, nodes' `rx_adj`, devices' `tx_ref`, the radio map and the room
+    /// fingerprints change, and self-calibration starts again from them;
     /// tracks, links, rooms and everything else the engine holds stay. Readings already taken keep
     /// the `rx_adj` they were taken with until the smoothing window drops them (seconds). A site
     /// whose nodes or floors differ from the running one's is refused: that is a restart.
@@ -32,6 +33,12 @@ extension Engine {
         site = calibrated
         model = PathLoss(exponent: calibrated.positioning.absorption)
         geometry = Self.compile(calibrated, locator: locator, model: model, options: options)
+        roomEvidenceSources = Self.roomEvidenceSources(site: calibrated, geometry: geometry, liveness: nodeLiveness)
+        // What self-calibration learned corrected the old file's values: on the new ones it would
+        // correct twice, so it starts again from the new file (same mode).
+        selfCalibration = SelfCalibration(mode: selfCalibration.mode, nodes: calibrated.nodes.count, floors: calibrated.floors.count,
+                                          absorption: calibrated.positioning.absorption, options: selfCalibration.options)
+        selfCalibration.fixesTeachExponent = !calibrated.positioning.absorptionStated
         for d in devices.indices {
             devices[d].configuredTxRef = calibrated.devices.first { $0.id == devices[d].id }?.txRef
         }
