@@ -119,7 +119,9 @@ extension AggregatorCore {
         backfill.gap = nil
         backfill.passes.add()
         let readings = gap.sorted()
-        let pass = Engine(site: site, pipeline: engine.pipeline, options: engine.options)
+        // The live engine's site (a SIGHUP may have recalibrated it) and what it has learned.
+        let pass = Engine(site: engine.site, pipeline: engine.pipeline, options: engine.options)
+        pass.restoreCalibration(engine.calibrationSnapshot())
         for id in gap.ids { pass.adoptDevice(id, from: engine, heardUntil: gap.start) }
         var outputs: [EngineOutput] = []
         var last: [String: DeviceUpdate] = [:]
