@@ -14,6 +14,8 @@ struct SiteOccupancy {
         var count: Int
         var devices: [String]
         var t: Double
+        /// The shard's expected count (rooms only, from the room posterior).
+        var expected: Double?
     }
 
     let shards: Int
@@ -53,6 +55,9 @@ struct SiteOccupancy {
             writer.objectStart()
             writer.field("count", count)
             writer.key("devices"); writer.arrayStart(); for id in devices { writer.value(id) }; writer.arrayEnd()
+            // As one aggregator's payload: `expected` after `devices`, the shares' sum, when any has one.
+            let expected = parts.compactMap(\.expected)
+            if !expected.isEmpty { writer.key("expected"); writer.value(expected.reduce(0, +), decimals: 2) }
             writer.key("t"); writer.time(parts.map(\.t).max() ?? 0)
             writer.objectEnd()
             out.append(MQTTMessage(topic: topics.zoneOccupancy(zone), payload: writer.bytes, qos: .atLeastOnce, retain: true))
@@ -66,11 +71,12 @@ struct SiteOccupancy {
 
     private static func share(_ payload: UnsafeRawBufferPointer) -> Share? {
         var scanner = JSONScanner(payload)
-        var count: Int?, devices: [String]?, t: Double?
+        var count: Int?, devices: [String]?, t: Double?, expected: Double?
         do throws(JSONError) {
             try scanner.object { (s: inout JSONScanner, key) throws(JSONError) in
                 if keyEquals(key, "count") { count = Int(try s.integer()) }
                 else if keyEquals(key, "t") { t = try s.double() }
+                else if keyEquals(key, "expected") { expected = try s.double() }
                 else if keyEquals(key, "devices") {
                     var ids: [String] = []
                     try s.array { (s: inout JSONScanner) throws(JSONError) in ids.append(try s.string()) }
@@ -79,6 +85,6 @@ struct SiteOccupancy {
             }
         } catch { return nil }
         guard let count, let devices, let t, count >= 0 else { return nil }
-        return Share(count: count, devices: devices, t: t)
+        return Share(count: count, devices: devices, t: t, expected: expected.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil })
     }
 }

@@ -37,3 +37,19 @@ import Wire
         #expect(o.count(of: "kitchen") == 0)
     }
 }
+
+/// The rooms' expected counts (room posterior) are summed across shards like the counts.
+@Suite struct SiteOccupancyExpectedTests {
+    @Test func expectedCountsAreSummedWhenAnyShareHasOne() {
+        var o = SiteOccupancy(shards: 2, zones: ["kitchen", "front-door"])
+        let share = { (o: inout SiteOccupancy, shard: Int, zone: String, json: String) in
+            _ = Array(json.utf8).withUnsafeBytes { o.apply(shard: shard, zone: zone, payload: $0) }
+        }
+        share(&o, 0, "kitchen", #"{"count":1,"devices":["a"],"expected":0.8,"t":10}"#)
+        share(&o, 1, "kitchen", #"{"count":0,"devices":[],"expected":0.35,"t":11}"#)
+        share(&o, 0, "front-door", #"{"count":1,"devices":["a"],"t":10}"#)
+        let payloads = o.take(topics: Topics()).map { ($0.topic, String(decoding: $0.payload, as: UTF8.self)) }
+        #expect(payloads.first { $0.0.hasSuffix("kitchen/occupancy") }?.1 == #"{"count":1,"devices":["a"],"expected":1.15,"t":11.000}"#)
+        #expect(payloads.first { $0.0.hasSuffix("front-door/occupancy") }?.1 == #"{"count":1,"devices":["a"],"t":10.000}"#)
+    }
+}
