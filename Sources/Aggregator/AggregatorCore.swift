@@ -96,6 +96,9 @@ final class AggregatorCore {
             return readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)
         }
         if let (node, partition) = topics.parseReadingsTopic(topic) {
+            // A partition the site does not have (an edge with another `partitions`): refused
+            // before a sequence stream is made for it, so topics cannot grow memory without end.
+            if let partition, partition >= partitions.count { return reject(.partition) }
             if engine.index(ofNode: node) != nil, topic == topics.nodeReadings(node, partition: partition) { readingsTopics[topic] = (node, partition) }
             if let prepared {
                 readings(node: node, partition: partition, prepared: prepared, arrival: arrival, into: &effects)

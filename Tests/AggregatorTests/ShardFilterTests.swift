@@ -61,6 +61,17 @@ import Wire
         #expect(lines.filter { $0.contains("partition") }.count == 1, "\(lines)")
     }
 
+    @Test func aPartitionTheSiteDoesNotHaveIsRefusedWithoutAStream() throws {
+        let (core, metrics) = try core(shard: nil)
+        for (i, k) in [4, 999_999_999].enumerated() {
+            send(core, topic: Topics().nodeReadings("a", partition: k), seq: UInt64(i + 1), ids: [Self.ours], t: 1_000 + Double(i) * 0.25)
+        }
+        #expect(metrics.readings("a").current == 0)
+        #expect(metrics.rejected(.partition).current == 2)
+        #expect(core.ingest.stream(node: "a", partition: 4) == nil)
+        #expect(core.ingest.stream(node: "a", partition: 999_999_999) == nil)
+    }
+
     @Test func eachPartitionIsAStreamOfItsOwn() throws {
         let (core, metrics) = try core(shard: nil)
         // seq 1, 2 on partition 2 and seq 1 on partition 1: no gap, no replay, no restart.
