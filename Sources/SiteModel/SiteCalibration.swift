@@ -1,5 +1,6 @@
 /// The parameters a calibration file (what `whereabouts calibrate --survey` writes, CAL.yaml)
-/// sets on a site: the path-loss exponent, each node's `rx_adj` and each device's `tx_ref`.
+/// sets on a site: the path-loss exponent, each node's `rx_adj`, each device's `tx_ref`, the
+/// radio map (`radio_map`) and the rooms' fingerprints (`fingerprints`).
 ///
 /// The file holds more (fit quality per node, where the survey is thin: see docs/operations.md,
 /// Measure your own site); only these keys change what the engine does, and the rest is read
