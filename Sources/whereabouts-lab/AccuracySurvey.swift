@@ -9,7 +9,8 @@ import SiteModel
 struct SurveyRow {
     var data: String
     var scored: String
-    /// `none` (the site file's defaults), `fit` (absorption, rx_adj, tx_ref) or `fit + map`.
+    /// `none` (the site file's defaults, self-calibration off), `fit` (absorption, rx_adj, tx_ref)
+    /// or `fit + map`.
     var calibration: String
     var scores: [EvaluationScore]
 
@@ -63,7 +64,11 @@ private func calibrations(_ survey: SurveyData, site: Site) throws -> [(String, 
     }
     var plain = fit.siteCalibration
     plain.radioMap = nil
-    return [("none", site), ("fit", plain.applied(to: site)), ("fit + map", fit.siteCalibration.applied(to: site))]
+    // The baseline without any calibration: what self-calibration makes of the defaults is
+    // scored in its own rows (AccuracySelfCalibration.swift), not mixed into the survey's.
+    var uncalibrated = site
+    uncalibrated.positioning.selfCalibration = .off
+    return [("none", uncalibrated), ("fit", plain.applied(to: site)), ("fit + map", fit.siteCalibration.applied(to: site))]
 }
 
 /// Every locator's score, as `whereabouts evaluate` computes it.
@@ -120,7 +125,7 @@ func surveyMarkdown(_ rows: [SurveyRow]) -> String {
     var out = "\n## Survey calibration on real data (`whereabouts calibrate --survey`, scored by `whereabouts evaluate`)\n\n"
     out += "Hall: fitted on the hall's survey alone (`Tests/Fixtures/philotuxo-survey`, 126 points, 60 s each), scored on each\n"
     out += "straight walk (no walk used for fitting). Flat: fitted on the first half in time of the flat's robot survey\n"
-    out += "(`Tests/Fixtures/kolakowski`), scored on the second half. `none` is the site file's defaults, `fit` the fitted\n"
+    out += "(`Tests/Fixtures/kolakowski`), scored on the second half. `none` is the site file's defaults with self-calibration off, `fit` the fitted\n"
     out += "absorption, rx_adj and tx_ref, `fit + map` the same with the fit's radio map. Median / p90 (m), 2-D.\n\n"
     out += "| data | scored | calibration | default | nearest | nelder-mead |\n|---|---|---|---|---|---|\n"
     for row in rows {
