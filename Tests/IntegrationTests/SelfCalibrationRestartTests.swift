@@ -19,9 +19,12 @@ func learnedCalibrationSurvivesAnAggregatorRestart() async throws {
     defer { broker.stop() }
     let traffic = try Traffic(broker: broker)
 
+    // Enough lessons that every node has an offset; how fast they come depends on the machine's
+    // load (80 in 30 s on a loaded CI run, where 100 were first asked for).
+    let enough = 40.0
     let first = try AggregatorProcess(broker: broker, db: db, directory: dir, name: "first", site: site)
-    let learning = await first.waitForMetrics(timeout: 30) { $0["whereabouts_self_calibration_updates_total"] >= 100 }
-    #expect((learning?["whereabouts_self_calibration_updates_total"] ?? 0) >= 100, "\(first.log)")
+    let learning = await first.waitForMetrics(timeout: 60) { $0["whereabouts_self_calibration_updates_total"] >= enough }
+    #expect((learning?["whereabouts_self_calibration_updates_total"] ?? 0) >= enough, "\(first.log)")
     await traffic.stop()
     try await Task.sleep(for: .seconds(1))
     let before = try #require(await selfCalibration(first.httpPort), "\(first.log)")
@@ -40,7 +43,7 @@ func learnedCalibrationSurvivesAnAggregatorRestart() async throws {
         answered = await selfCalibration(second.httpPort)
     }
     let after = try #require(answered, "\(second.log)")
-    #expect(after.updates == before.updates && after.updates >= 100)
+    #expect(after.updates == before.updates && Double(after.updates) >= enough)
     #expect(after.nodes == before.nodes, "\(before.nodes) then \(after.nodes)")
     #expect(after.exponent == before.exponent)
     #expect(second.log.contains("self-calibration (learn): restored 4 node offset(s)"), "\(second.log)")
