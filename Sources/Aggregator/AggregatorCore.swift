@@ -21,7 +21,7 @@ final class AggregatorCore {
     let partitions: Partitioning
     let metrics: AggregatorMetrics
     var publisher: Publisher
-    private(set) var occupancy: Occupancy
+    var occupancy: Occupancy
     /// Holds back occupancy that would drop an occupant the broker holds until the engine has
     /// placed its devices again after a start (`OccupancyWarmUp`).
     var warmUp: OccupancyWarmUp
@@ -47,7 +47,7 @@ final class AggregatorCore {
     private(set) var states: [String: DeviceUpdate] = [:]
     var nodesOnline: Set<String> = []
     /// The newest event time seen and the wall time it was seen at.
-    private(set) var eventClock: (event: Double, wall: Double)?
+    var eventClock: (event: Double, wall: Double)?
     /// Where refusals are logged (`AggregatorCore+Refusals`), and those logged already.
     let log: (String) -> Void
     var loggedRefusals: Set<RefusalKey> = []

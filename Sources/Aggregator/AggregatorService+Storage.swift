@@ -55,8 +55,8 @@ extension AggregatorService {
         try recoverOpenVisits(writer, journaled: journaled)
     }
 
-    /// Visits a crash left open, found at start and closed at the first connection
-    /// (`closeRecoveredVisits`). A visit the journal closes had its `exit` published by the
+    /// Visits a crash left open, found at start: carried over (`resume`), or closed at the first
+    /// connection (`closeRecoveredVisits`). A visit the journal closes had its `exit` published by the
     /// stop that kept it: it is left alone. An open the journal holds without its close is as
     /// open as one on disk.
     private func recoverOpenVisits(_ writer: TrackWriter, journaled: [Visit]) throws {
@@ -72,8 +72,35 @@ extension AggregatorService {
             open.append(OpenVisit(visit: v, lastTrackPoint: try reader.lastTrackPoint(device: v.device)))
         }
         guard !open.isEmpty else { return }
-        log("\(open.count) visit(s) left open by an unclean stop: closed, and their exits published, once connected")
-        recovering = open
+        recovering = resume(open, wall: now())
+        let resumed = open.count - recovering.count
+        if resumed > 0 { log("\(resumed) visit(s) left open by an unclean stop: carried over, still open") }
+        if !recovering.isEmpty {
+            log("\(recovering.count) visit(s) left open by an unclean stop: closed, and their exits published, once connected")
+        }
+    }
+
+    /// Carries each device's open visits over into the engine (`AggregatorCore.resume`) when it
+    /// was last heard within `away_after` of `wall`: heard again, it goes on in its room with no
+    /// exit and enter; never heard again, it goes away once, as it would have without the stop.
+    /// Returns the visits left to close (a device away by then, a room or zone the site no
+    /// longer has): those close at the device's last track point, as the engine's away would.
+    private func resume(_ open: [OpenVisit], wall: Double) -> [OpenVisit] {
+        let awayAfter = settings.site.positioning.awayAfter
+        var left: [OpenVisit] = []
+        for (device, visits) in Dictionary(grouping: open, by: \.visit.device) {
+            let lastHeard = visits.map(\.closeAt).max() ?? -.infinity
+            guard wall - lastHeard <= awayAfter else { left += visits; continue }
+            let kept = Set(core.resume(device, open: visits.map(\.visit), lastHeard: lastHeard, wall: wall).map(VisitName.init))
+            for v in visits {
+                if kept.contains(VisitName(v.visit)) {
+                    openVisits[VisitKey(device: device, zone: v.visit.zone)] = v.visit.enter
+                } else {
+                    left.append(v)
+                }
+            }
+        }
+        return left
     }
 
     /// Closes the visits a crash left open and publishes their exits as any other: once the

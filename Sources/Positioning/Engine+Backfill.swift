@@ -45,7 +45,7 @@ extension Engine {
         }
     }
 
-    private func internAdopted(_ id: String) -> Int? {
+    func internAdopted(_ id: String) -> Int? {
         var copy = id
         return copy.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
