@@ -146,7 +146,11 @@ struct BatchScript {
 
     /// The script; `creating` the days whose partition is to be made first.
     func sql(creating newDays: [Int]) -> String {
-        var parts = newDays.map(Partitions.create)
+        // Shards writing their first points of a day at once would race on CREATE TABLE IF NOT
+        // EXISTS (one fails with "already exists", and its batch is retried): the partitions are
+        // made under a lock held to the end of the batch's transaction.
+        var parts = newDays.isEmpty ? [] : ["SELECT pg_advisory_xact_lock(\(Partitions.lock))"]
+        parts += newDays.map(Partitions.create)
         if !devices.isEmpty {
             let rows = devices.sorted { $0.key < $1.key }.map { id, seen in
                 "(\(literal(id)), \(literal(names[id])), \(literal(seen.first)), \(literal(seen.last)))"

@@ -74,12 +74,14 @@ public enum PostgresSchema {
     /// advisory lock: a second aggregator starting at once waits, then finds the steps done.
     @discardableResult
     static func migrate(_ db: PostgresConnection) throws(DatabaseError) -> [Int] {
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-            """)
         do throws(DatabaseError) {
-            try db.execute("BEGIN; SELECT pg_advisory_xact_lock(\(migrationLock))")
+            // The table too is made under the lock: two sessions running CREATE TABLE IF NOT
+            // EXISTS at once can both miss it, and the second fails (42P07, "already exists").
+            try db.execute("""
+                BEGIN; SELECT pg_advisory_xact_lock(\(migrationLock));
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """)
             let current = Int(try db.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").int64(0, 0) ?? 0)
             guard current <= latestVersion else {
                 throw DatabaseError(postgres: "\(db.url): schema version \(current) is newer than this release knows "
