@@ -1,19 +1,25 @@
 import Dispatch
 import Foundation
 import Positioning
+import PostgresStorage
 import SiteModel
 import Storage
 
-/// Self-calibration's learned state kept in the SQLite store (`self_calibration` table): read
-/// at start (the engine starts where the last run left), saved every `calibrationSaveInterval`
-/// off the work queue, and once more at a clean stop. Shown at `/api/calibration` and in metrics.
+/// Self-calibration's learned state kept in the store (`self_calibration` table: SQLite's, or
+/// PostgreSQL's with a set per shard): read at start or takeover (the engine starts where the
+/// last run left), saved every `calibrationSaveInterval` off the work queue, and once more at a
+/// clean stop. Shown at `/api/calibration` and in metrics.
 extension AggregatorService {
     /// Seconds between two saves: a crash loses at most this much learning, which is minutes' worth.
     static let calibrationSaveInterval = 60.0
 
-    /// Opens the calibration table of the SQLite store at `path` and restores what it holds.
-    func openCalibration(path: String) throws {
-        let store = try CalibrationStore(path: path)
+    /// Opens the calibration table of the store at `location` and restores what it holds.
+    func openCalibration(_ location: StoreLocation) throws {
+        let store: any CalibrationStoring
+        switch location {
+        case .file(let path): store = try CalibrationStore(path: path)
+        case .postgres(let url): store = try PostgresCalibrationStore(url: url, shard: settings.shard.description)
+        }
         let records = try store.load()
         calibration.store = store
         calibration.lastSave = now()
@@ -21,7 +27,7 @@ extension AggregatorService {
         let snapshot = Self.snapshot(of: records, mode: settings.site.positioning.selfCalibration)
         work.sync { core.engine.restoreCalibration(snapshot) }
         log("self-calibration (\(snapshot.mode.rawValue)): restored \(snapshot.nodes.count) node offset(s), "
-            + "\(snapshot.floors.count) floor exponent(s), \(snapshot.devices.count) device power(s) from \(path)")
+            + "\(snapshot.floors.count) floor exponent(s), \(snapshot.devices.count) device power(s) from \(store.location)")
     }
 
     /// On the work queue: when a save is due (or `force`), the engine's state is taken here and
@@ -89,7 +95,7 @@ extension AggregatorService {
 
 /// The aggregator's calibration store and its saving queue (`AggregatorService+Calibration`).
 final class CalibrationKeeping: @unchecked Sendable {
-    var store: CalibrationStore?
+    var store: (any CalibrationStoring)?
     var lastSave = 0.0
     /// Saves run here, never on the work queue: a slow disk must not stall positioning.
     let queue = DispatchQueue(label: "whereabouts.aggregator.calibration")

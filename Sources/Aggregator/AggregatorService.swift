@@ -95,7 +95,7 @@ public final class AggregatorService: @unchecked Sendable {
         for warning in StartupAudit.warnings(settings) { log("warning: \(warning)") }
         if let path = settings.database {
             try openStorage(path)
-            if case .file(let file) = StoreLocation(path) { try openCalibration(path: file) }
+            try openCalibration(StoreLocation(path))
         }
         let topics = settings.topics, scratch = PrepareScratch()
         // Acknowledgements are only counted (`inflight`): taken with each message and tick

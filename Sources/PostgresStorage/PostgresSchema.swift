@@ -13,7 +13,21 @@ public enum PostgresSchema {
     public static let migrations: [Migration] = [
         Migration(version: 1, name: "tracks, visits, node health, partitioned by day", sql: version1),
         Migration(version: 2, name: "backfilled track points and visits", sql: version2),
+        Migration(version: 3, name: "self-calibration per shard", sql: version3),
     ]
+
+    /// As SQLite's `self_calibration` (`Schema.selfCalibrationTable`), one set per shard
+    /// (`PostgresCalibrationStore`): `shard` is `I/N`.
+    static let version3 = """
+        CREATE TABLE self_calibration (
+            shard text COLLATE "C" NOT NULL,
+            kind text COLLATE "C" NOT NULL,
+            name text COLLATE "C" NOT NULL,
+            value float8 NOT NULL,
+            evidence float8 NOT NULL,
+            saved float8 NOT NULL,
+            PRIMARY KEY (shard, kind, name));
+        """
 
     /// As SQLite's (`Schema.version2`): what a backfill pass over a broker outage solved is
     /// marked. On the partitioned parent, so every day's partition has it.

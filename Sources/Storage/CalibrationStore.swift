@@ -11,16 +11,31 @@ public struct CalibrationRecord: Sendable, Equatable {
     }
 }
 
+/// Where the learned self-calibration is kept: the SQLite store's table (`CalibrationStore`) or
+/// PostgreSQL's, one set per shard (`PostgresCalibrationStore`). One thread at a time: the
+/// aggregator loads at start and saves on one serial queue.
+public protocol CalibrationStoring: AnyObject, Sendable {
+    /// Every stored record; unknown kinds (a newer version's) are skipped.
+    func load() throws(DatabaseError) -> [CalibrationRecord]
+    /// Replaces what is stored with `records` (finite ones), in one transaction, stamped `at` (Unix seconds).
+    func save(_ records: [CalibrationRecord], at t: Double) throws
+    /// Where it is, for the log: a path or a URL.
+    var location: String { get }
+}
+
 /// Reads and replaces the learned self-calibration in an SQLite store, on its own connection:
-/// a few dozen rows now and then, beside the track writer's. One thread at a time: the
-/// aggregator loads it at start and saves on one serial queue.
-public final class CalibrationStore: @unchecked Sendable {
+/// a few dozen rows now and then, beside the track writer's.
+public final class CalibrationStore: CalibrationStoring, @unchecked Sendable {
     let db: Connection
 
-    /// Opens the store at `path` (migrated already: `Schema.prepare`).
-    public init(path: String) throws(DatabaseError) { db = try Connection(path: path) }
+    public let location: String
 
-    /// Every stored record; unknown kinds (a newer version's) are skipped.
+    /// Opens the store at `path` (migrated already: `Schema.prepare`).
+    public init(path: String) throws(DatabaseError) {
+        db = try Connection(path: path)
+        location = path
+    }
+
     public func load() throws(DatabaseError) -> [CalibrationRecord] {
         let statement = try db.prepare("SELECT kind, name, value, evidence FROM self_calibration ORDER BY kind, name")
         var records: [CalibrationRecord] = []
@@ -31,7 +46,6 @@ public final class CalibrationStore: @unchecked Sendable {
         return records
     }
 
-    /// Replaces what is stored with `records`, in one transaction, stamped `at` (Unix seconds).
     public func save(_ records: [CalibrationRecord], at t: Double) throws {
         try db.transaction {
             try db.execute("DELETE FROM self_calibration")

@@ -225,17 +225,7 @@ struct ClusterTests {
         let reader = try PostgresReader(url: pg.url("hospital", passfile: true))
         let visits = try reader.visits(zone: nil, device: nil, since: nil, until: nil)
         #expect(visits.allSatisfy { $0.exit != nil }, "\(visits.filter { $0.exit == nil })")
-        let missing = events.filter { e in
-            let t = e["t"] as? Double ?? -1
-            return !visits.contains { v in
-                guard v.device == e["device"] as? String && v.zone == e["zone"] as? String else { return false }
-                switch e["type"] as? String {
-                case "enter": return abs(v.enter - t) < 0.0006
-                case "exit": return v.exit.map { abs($0 - t) < 0.0006 } ?? false
-                default: return false
-                }
-            }
-        }
+        let missing = eventsNotStored(events, in: visits)
         #expect(missing.isEmpty, "published, not in PostgreSQL: \(missing)")
         print(String(format: "cluster: %d events, %d visits; broker node lost: the aggregator on the next node in %.1f s; "
                      + "shard 0's active killed: its standby online in %.1f s; PostgreSQL restarted (down 2 s): new actives online "

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -157,5 +158,21 @@ final class PostgresCluster: @unchecked Sendable {
             throw HarnessError("\(path) \(arguments.joined(separator: " ")): exit \(code) (status \(status))\n\(text)")
         }
         return text
+    }
+}
+
+/// The published zone events (`enter`/`exit` payloads) that `visits` (as read from the store)
+/// does not hold at their time: to 0.6 ms, since a payload's `t` has three decimals.
+func eventsNotStored(_ events: [[String: Any]], in visits: [Visit]) -> [[String: Any]] {
+    events.filter { e in
+        let t = e["t"] as? Double ?? -1
+        return !visits.contains { v in
+            guard v.device == e["device"] as? String && v.zone == e["zone"] as? String else { return false }
+            switch e["type"] as? String {
+            case "enter": return abs(v.enter - t) < 0.0006
+            case "exit": return v.exit.map { abs($0 - t) < 0.0006 } ?? false
+            default: return false
+            }
+        }
     }
 }

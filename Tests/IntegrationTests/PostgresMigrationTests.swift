@@ -59,3 +59,41 @@ struct PostgresMigrationTests {
         #expect(throws: Never.self) { _ = try PostgresWriterLock(url: url) }
     }
 }
+
+/// Self-calibration in the shared PostgreSQL (`PostgresCalibrationStore`): one set per shard,
+/// each save replacing only its own shard's, and a save after a server restart reconnecting.
+@Suite(.timeLimit(.minutes(3)))
+struct PostgresCalibrationStoreTests {
+    @Test func eachShardKeepsItsOwnLessonsAcrossAServerRestart() throws {
+        let pg = try PostgresCluster()
+        try pg.createDatabase("cal")
+        let url = pg.url("cal", passfile: true)
+        try PostgresStore.prepare(url: url)
+        let zero = try PostgresCalibrationStore(url: url, shard: "0/2"), one = try PostgresCalibrationStore(url: url, shard: "1/2")
+        #expect(try zero.load().isEmpty)
+        let lessons = [CalibrationRecord(kind: .node, name: "hall", value: -1.25, evidence: 300),
+                       CalibrationRecord(kind: .node, name: "kitchen", value: 1.25, evidence: 120.5),
+                       CalibrationRecord(kind: .floor, name: "ground", value: 2.31, evidence: 4000),
+                       CalibrationRecord(kind: .device, name: "iBeacon:it's-1-2", value: 0.4),
+                       CalibrationRecord(kind: .counter, name: "updates", value: 812),
+                       CalibrationRecord(kind: .node, name: "garage", value: .nan, evidence: 1)]
+        try zero.save(lessons, at: 1_700_000_000)
+        try one.save([CalibrationRecord(kind: .node, name: "hall", value: 3, evidence: 9)], at: 1_700_000_001)
+        // Read back bit for bit, in (kind, name) order, without the value that is not a number.
+        let sorted = lessons.filter { $0.value.isFinite }.sorted { ($0.kind.rawValue, $0.name) < ($1.kind.rawValue, $1.name) }
+        #expect(try zero.load() == sorted)
+        #expect(try one.load() == [CalibrationRecord(kind: .node, name: "hall", value: 3, evidence: 9)])
+
+        // PostgreSQL restarts between two saves: the next save connects again, and replaces
+        // shard 0's set only.
+        try pg.stop(mode: "immediate")
+        #expect(throws: DatabaseError.self) { try zero.save(lessons, at: 1_700_000_060) }
+        try pg.start()
+        try zero.save(Array(lessons.prefix(2)), at: 1_700_000_120)
+        #expect(try zero.load() == Array(lessons.prefix(2)))
+        #expect(try one.load().count == 1)
+        #expect(try pg.psql("cal", "SELECT count(*) FROM self_calibration WHERE saved = 1700000120") == "2\n")
+        // A new store of the same shard (a standby taking over) reads what the last save left.
+        #expect(try PostgresCalibrationStore(url: url, shard: "0/2").load() == Array(lessons.prefix(2)))
+    }
+}

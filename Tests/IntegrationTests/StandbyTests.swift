@@ -81,17 +81,7 @@ struct StandbyTests {
         let reader = try PostgresReader(url: pg.url("tracks", passfile: true))
         let visits = try reader.visits(zone: nil, device: nil, since: nil, until: nil)
         #expect(visits.count == 2 && visits.allSatisfy { $0.exit != nil }, "\(visits)")
-        let missing = all.filter { e in
-            let t = e["t"] as? Double ?? -1
-            return !visits.contains { v in
-                guard v.device == e["device"] as? String && v.zone == e["zone"] as? String else { return false }
-                switch e["type"] as? String {
-                case "enter": return abs(v.enter - t) < 0.0006
-                case "exit": return v.exit.map { abs($0 - t) < 0.0006 } ?? false
-                default: return false
-                }
-            }
-        }
+        let missing = eventsNotStored(all, in: visits)
         #expect(missing.isEmpty, "published, not in PostgreSQL: \(missing)")
     }
 
