@@ -4,8 +4,9 @@ import Storage
 /// t in [day × 86,400, (day + 1) × 86,400), days counted in UTC from 1970-01-01.
 enum Partitions {
     static let secondsPerDay = 86_400.0
-    /// The advisory lock a batch that makes partitions takes (`pg_advisory_xact_lock`).
-    static let lock = 0x5768_6572_6561_6202
+    /// The advisory lock a batch that makes partitions takes (`pg_advisory_xact_lock`); the
+    /// store's other keys: `PostgresSchema.migrationLock` …01, `PostgresWriterLock.key` …02.
+    static let lock = 0x5768_6572_6561_6203
 
     static func day(of t: Double) -> Int { Int((t / secondsPerDay).rounded(.down)) }
 
